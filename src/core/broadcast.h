@@ -1,0 +1,33 @@
+// Broadcasting: the three modes of SPEC §3 resolved into one output shape and
+// per-operand byte strides aligned to it (0 on broadcast axes). No Python here.
+#ifndef ELTWISE_CORE_BROADCAST_H_
+#define ELTWISE_CORE_BROADCAST_H_
+
+#include <cstdint>
+#include <string>
+
+namespace eltwise {
+
+constexpr int kMaxDims = 64;  // NumPy 2's NPY_MAXDIMS
+
+// A shape with byte strides.
+struct Layout {
+  int ndim = 0;
+  int64_t shape[kMaxDims];
+  int64_t strides[kMaxDims];
+};
+
+enum class BroadcastMode { kNone, kNumpy, kPdpd };
+
+// Formats a shape as NumPy does: (2,3), (2,), ().
+std::string FormatShape(const int64_t* shape, int ndim);
+
+// Resolves `a` and `b` under `mode` into `out_shape`/`out_ndim` and rewrites
+// their layouts to that rank with stride 0 on broadcast axes. On failure
+// returns false and sets `error` to the message (`fn` names the function).
+bool Broadcast(BroadcastMode mode, int64_t axis, Layout& a, Layout& b,
+               int64_t* out_shape, int* out_ndim, const char* fn, std::string* error);
+
+}  // namespace eltwise
+
+#endif  // ELTWISE_CORE_BROADCAST_H_

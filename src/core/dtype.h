@@ -1,0 +1,58 @@
+// The dtypes eltwise computes in, and the operations it knows. No Python here.
+#ifndef ELTWISE_CORE_DTYPE_H_
+#define ELTWISE_CORE_DTYPE_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace eltwise {
+
+// Element types. bool is stored as one byte holding 0 or 1; float16 and
+// bfloat16 as their 16-bit patterns.
+enum class DType : int {
+  kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF16, kBF16, kF32, kF64,
+};
+constexpr int kNumDTypes = 13;
+
+constexpr size_t ItemSize(DType t) {
+  switch (t) {
+    case DType::kBool: case DType::kI8: case DType::kU8: return 1;
+    case DType::kI16: case DType::kU16: case DType::kF16: case DType::kBF16: return 2;
+    case DType::kI32: case DType::kU32: case DType::kF32: return 4;
+    default: return 8;
+  }
+}
+constexpr bool IsFloat(DType t) { return t >= DType::kF16; }
+constexpr bool IsSignedInt(DType t) { return t >= DType::kI8 && t <= DType::kI64; }
+constexpr bool IsInteger(DType t) { return t >= DType::kI8 && t <= DType::kU64; }
+
+// Binary operations. kFloorDivide is Python's `//` (and `divide` with
+// pythondiv on integers); kDivide truncates integers (C, ONNX, TensorRT).
+enum class OpId : int {
+  kAdd, kSubtract, kMultiply, kDivide, kFloorDivide, kMod, kFmod, kPower,
+  kMaximum, kMinimum, kSquaredDifference,
+  kLogicalAnd, kLogicalOr, kLogicalXor,
+  kBitwiseAnd, kBitwiseOr, kBitwiseXor,
+  kEqual, kNotEqual, kGreater, kGreaterEqual, kLess, kLessEqual,
+};
+constexpr int kNumOps = 23;
+
+constexpr bool ReturnsBool(OpId op) { return op >= OpId::kLogicalAnd && !(op >= OpId::kBitwiseAnd && op <= OpId::kBitwiseXor); }
+constexpr bool DividesIntegers(OpId op) { return op >= OpId::kDivide && op <= OpId::kFmod; }
+
+// How the inner run of a plan is laid out: both operands contiguous, one a
+// broadcast scalar (stride 0) and the other contiguous. Anything else is
+// gathered into contiguous blocks by the executor.
+enum class LoopKind : int { kContiguous, kScalarFirst, kScalarSecond };
+constexpr int kNumLoopKinds = 3;
+
+// Bits a kernel returns about what it met.
+enum KernelFlags : int { kFlagDivideByZero = 1 };
+
+// Inner loop: out[i] = op(a[i], b[i]) for i < n (a or b read once when the
+// loop kind says it is a scalar). Returns KernelFlags.
+using BinaryKernel = int (*)(const void* a, const void* b, void* out, size_t n);
+
+}  // namespace eltwise
+
+#endif  // ELTWISE_CORE_DTYPE_H_

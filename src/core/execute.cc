@@ -1,0 +1,135 @@
+#include "core/execute.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "core/thread_pool.h"
+
+namespace eltwise {
+namespace {
+
+constexpr int64_t kBlock = 1024;  // elements per gathered block
+
+// Copies n elements of `size` bytes from a strided source to a packed buffer.
+void Gather(char* dst, const char* src, int64_t stride, int64_t n, size_t size) {
+  for (int64_t i = 0; i < n; ++i) memcpy(dst + i * size, src + i * stride, size);
+}
+void Scatter(char* dst, int64_t stride, const char* src, int64_t n, size_t size) {
+  for (int64_t i = 0; i < n; ++i) memcpy(dst + i * stride, src + i * size, size);
+}
+
+// Runs n elements of one inner run with byte strides sa, sb, so.
+int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int64_t n,
+             int64_t sa, int64_t sb, int64_t so) {
+  const int64_t isz = static_cast<int64_t>(x.in_itemsize);
+  const int64_t osz = static_cast<int64_t>(x.out_itemsize);
+  if (n == 1) sa = sa ? isz : 0, sb = sb ? isz : 0, so = osz;
+  const bool a_scalar = sa == 0, b_scalar = sb == 0;
+  if (so == osz && !(a_scalar && b_scalar) && (a_scalar || sa == isz) && (b_scalar || sb == isz)) {
+    const LoopKind kind = a_scalar   ? LoopKind::kScalarFirst
+                          : b_scalar ? LoopKind::kScalarSecond
+                                     : LoopKind::kContiguous;
+    return x.kernels[static_cast<int>(kind)](a, b, out, static_cast<size_t>(n));
+  }
+  // Strided: through contiguous blocks. When both are scalars, b is
+  // replicated into a block and a stays the scalar.
+  alignas(64) char buf_a[kBlock * 8], buf_b[kBlock * 8], buf_o[kBlock * 8];
+  const bool b_packed = !b_scalar || a_scalar;
+  const LoopKind kind = a_scalar   ? LoopKind::kScalarFirst
+                        : b_packed ? LoopKind::kContiguous
+                                   : LoopKind::kScalarSecond;
+  int flags = 0;
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t m = std::min(kBlock, n - i);
+    const char* pa = a + i * sa;
+    const char* pb = b + i * sb;
+    if (!a_scalar && sa != isz) Gather(buf_a, pa, sa, m, isz), pa = buf_a;
+    if (b_packed && sb != isz) Gather(buf_b, pb, sb, m, isz), pb = buf_b;
+    char* po = so == osz ? out + i * so : buf_o;
+    flags |= x.kernels[static_cast<int>(kind)](pa, pb, po, static_cast<size_t>(m));
+    if (po == buf_o) Scatter(out + i * so, so, buf_o, m, osz);
+  }
+  return flags;
+}
+
+// A share of the work: units [begin, end), a unit being one chunk of an
+// inner run (rows are cut into chunks so a single long run splits too).
+struct Work {
+  const Plan* plan;
+  const ExecuteArgs* args;
+  int64_t chunk;           // elements per chunk
+  int64_t chunks_per_row;
+  int64_t units;
+  int tasks;
+  std::atomic<int> flags{0};
+};
+
+void RunUnits(Work& w, int64_t begin, int64_t end) {
+  const Plan& p = *w.plan;
+  const ExecuteArgs& x = *w.args;
+  const int inner = p.ndim - 1;
+  const int64_t n = p.shape[inner];
+  int flags = 0;
+  int64_t row = -1;
+  int64_t offset[3] = {0, 0, 0};
+  for (int64_t u = begin; u < end; ++u) {
+    const int64_t r = u / w.chunks_per_row;
+    if (r != row) {  // unravel the row index over the outer dims
+      row = r;
+      int64_t rem = r;
+      offset[0] = offset[1] = offset[2] = 0;
+      for (int d = inner - 1; d >= 0; --d) {
+        const int64_t idx = rem % p.shape[d];
+        rem /= p.shape[d];
+        for (int s = 0; s < 3; ++s) offset[s] += idx * p.stride[s][d];
+      }
+    }
+    const int64_t start = (u % w.chunks_per_row) * w.chunk;
+    const int64_t m = std::min(w.chunk, n - start);
+    flags |= RunInner(x, x.a + offset[kA] + start * p.stride[kA][inner],
+                      x.b + offset[kB] + start * p.stride[kB][inner],
+                      x.out + offset[kOut] + start * p.stride[kOut][inner], m,
+                      p.stride[kA][inner], p.stride[kB][inner], p.stride[kOut][inner]);
+  }
+  if (flags) w.flags.fetch_or(flags, std::memory_order_relaxed);
+}
+
+void RunTask(void* ctx, int index) {
+  Work& w = *static_cast<Work*>(ctx);
+  const int64_t per = (w.units + w.tasks - 1) / w.tasks;
+  const int64_t begin = std::min(w.units, per * index);
+  RunUnits(w, begin, std::min(w.units, begin + per));
+}
+
+}  // namespace
+
+int Execute(const Plan& plan, const ExecuteArgs& args) {
+  if (plan.size == 0) return 0;
+  Work w;
+  w.plan = &plan;
+  w.args = &args;
+  const int64_t n = plan.shape[plan.ndim - 1];
+  const size_t bytes = static_cast<size_t>(plan.size) * (2 * args.in_itemsize + args.out_itemsize);
+  ThreadPool& pool = ThreadPool::Get();
+  int tasks = bytes >= kParallelBytes ? pool.threads() : 1;
+  // Chunks of at least 16K elements keep the per-chunk cost negligible.
+  const int64_t rows = plan.size / n;
+  w.chunk = n;
+  if (tasks > 1 && rows < 4 * tasks) {
+    const int64_t want = std::max<int64_t>(1, 4 * tasks / rows);
+    w.chunk = std::max<int64_t>(16384, (n + want - 1) / want);
+  }
+  w.chunks_per_row = (n + w.chunk - 1) / w.chunk;
+  w.units = rows * w.chunks_per_row;
+  w.tasks = static_cast<int>(std::min<int64_t>(tasks, w.units));
+  if (w.tasks <= 1) {
+    w.tasks = 1;
+    RunUnits(w, 0, w.units);
+  } else {
+    pool.Run(w.tasks, &RunTask, &w);
+  }
+  return w.flags.load(std::memory_order_relaxed);
+}
+
+}  // namespace eltwise

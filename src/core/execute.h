@@ -1,0 +1,32 @@
+// Runs a plan: walks its outer dimensions, calls one kernel per inner run,
+// gathers strided runs into contiguous blocks, and splits large calls across
+// the thread pool. No Python here.
+#ifndef ELTWISE_CORE_EXECUTE_H_
+#define ELTWISE_CORE_EXECUTE_H_
+
+#include <cstddef>
+
+#include "core/dtype.h"
+#include "core/plan.h"
+
+namespace eltwise {
+
+struct ExecuteArgs {
+  const char* a;
+  const char* b;
+  char* out;
+  size_t in_itemsize;   // a and b share the compute dtype
+  size_t out_itemsize;
+  const BinaryKernel* kernels;  // indexed by LoopKind
+};
+
+// Bytes a call must move before it is split across threads.
+constexpr size_t kParallelBytes = size_t{1} << 19;
+
+// Runs `plan`; returns the KernelFlags the kernels met. Identical results for
+// any thread count.
+int Execute(const Plan& plan, const ExecuteArgs& args);
+
+}  // namespace eltwise
+
+#endif  // ELTWISE_CORE_EXECUTE_H_

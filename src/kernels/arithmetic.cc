@@ -1,0 +1,127 @@
+// Kernels: add, subtract, multiply, squared_difference, maximum, minimum and
+// the bitwise ops, for every dtype they accept.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/arithmetic.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "kernels/loops-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace eltwise {
+namespace HWY_NAMESPACE {
+
+// Computes a * b, wrapping for integers. Highway 1.0.3 has no 8-bit
+// multiply: the even bytes multiply in 16-bit lanes (the low byte of a
+// product depends only on the low bytes), the odd bytes are shifted there.
+template <class D>
+HWY_INLINE hn::Vec<D> MulWrap(D d, hn::Vec<D> a, hn::Vec<D> b) {
+  using T = hn::TFromD<D>;
+  if constexpr (sizeof(T) == 1 && HWY_TARGET == HWY_SCALAR) {
+    return PerLane(d, a, b, [](T x, T y) { return static_cast<T>(x * y); });
+  } else if constexpr (sizeof(T) == 1) {
+    const hn::Repartition<uint16_t, D> d16;
+    const auto a16 = hn::BitCast(d16, a);
+    const auto b16 = hn::BitCast(d16, b);
+    const auto even = hn::And(hn::Mul(a16, b16), hn::Set(d16, 0x00FF));
+    const auto odd = hn::Mul(hn::ShiftRight<8>(a16), hn::And(b16, hn::Set(d16, 0xFF00)));
+    return hn::BitCast(d, hn::Or(even, odd));
+  } else {
+    return hn::Mul(a, b);
+  }
+}
+
+// Valid lane types: all. Exact (floats: IEEE, rounded once).
+struct AddOp : NoFlags {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Add(a, b); }
+};
+struct SubtractOp : NoFlags {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Sub(a, b); }
+};
+struct MultiplyOp : NoFlags {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const { return MulWrap(d, a, b); }
+};
+// (a - b)^2 in the result dtype: each step rounded (floats) or wrapped (ints).
+struct SquaredDifferenceOp : NoFlags {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
+    const V diff = hn::Sub(a, b);
+    return MulWrap(d, diff, diff);
+  }
+};
+
+// NaN propagates (a NaN first operand wins over a NaN second one); on ties,
+// -0.0 against 0.0 included, the first operand wins.
+struct MaximumOp : NoFlags {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
+    if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
+      const V r = hn::IfThenElse(hn::Or(hn::Lt(a, b), hn::IsNaN(b)), b, a);
+      return hn::IfThenElse(hn::IsNaN(a), a, r);
+    } else {
+      return hn::Max(a, b);
+    }
+  }
+};
+struct MinimumOp : NoFlags {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
+    if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
+      const V r = hn::IfThenElse(hn::Or(hn::Lt(b, a), hn::IsNaN(b)), b, a);
+      return hn::IfThenElse(hn::IsNaN(a), a, r);
+    } else {
+      return hn::Min(a, b);
+    }
+  }
+};
+
+// Valid lane types: integers and bool.
+struct BitwiseAndOp : NoFlags {
+  template <typename T> using Compute = T;
+  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::And(a, b); }
+};
+struct BitwiseOrOp : NoFlags {
+  template <typename T> using Compute = T;
+  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Or(a, b); }
+};
+struct BitwiseXorOp : NoFlags {
+  template <typename T> using Compute = T;
+  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Xor(a, b); }
+};
+
+// Fills the rows of this family for the current target.
+void FillArithmetic(KernelTable& t) {
+  SetLoopsFor<AddOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kAdd);
+  SetLoopsFor<SubtractOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kSubtract);
+  SetLoopsFor<MultiplyOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kMultiply);
+  SetLoopsFor<SquaredDifferenceOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(
+      t, OpId::kSquaredDifference);
+  SetLoopsFor<MaximumOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kMaximum);
+  SetLoopsFor<MinimumOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kMinimum);
+  SetLoopsFor<BitwiseAndOp, false, ELTWISE_INT_TYPES>(t, OpId::kBitwiseAnd);
+  SetLoopsFor<BitwiseOrOp, false, ELTWISE_INT_TYPES>(t, OpId::kBitwiseOr);
+  SetLoopsFor<BitwiseXorOp, false, ELTWISE_INT_TYPES>(t, OpId::kBitwiseXor);
+  // bool (0/1 bytes): + is or, * is and, as NumPy; max/min and bitwise as uint8.
+  SetLoops<BitwiseOrOp, uint8_t, uint8_t>(t, OpId::kAdd, DType::kBool);
+  SetLoops<BitwiseAndOp, uint8_t, uint8_t>(t, OpId::kMultiply, DType::kBool);
+  SetLoops<MaximumOp, uint8_t, uint8_t>(t, OpId::kMaximum, DType::kBool);
+  SetLoops<MinimumOp, uint8_t, uint8_t>(t, OpId::kMinimum, DType::kBool);
+  SetLoops<BitwiseAndOp, uint8_t, uint8_t>(t, OpId::kBitwiseAnd, DType::kBool);
+  SetLoops<BitwiseOrOp, uint8_t, uint8_t>(t, OpId::kBitwiseOr, DType::kBool);
+  SetLoops<BitwiseXorOp, uint8_t, uint8_t>(t, OpId::kBitwiseXor, DType::kBool);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace eltwise
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace eltwise {
+HWY_EXPORT(FillArithmetic);
+void FillArithmeticKernels(KernelTable& t) { HWY_DYNAMIC_DISPATCH(FillArithmetic)(t); }
+}  // namespace eltwise
+#endif

@@ -1,0 +1,187 @@
+// Kernels: divide (true for floats, truncating for integers), floor_divide,
+// mod (Python's sign convention) and fmod (C's), for every numeric dtype.
+//
+// Integer division goes through floating point where that is exact
+// (Highway 1.0.3 has no integer Div): 8/16-bit operands in float32, 32-bit in
+// float64. |a/b| then never rounds across an integer, so truncating or
+// flooring the float quotient is the exact integer quotient. 64-bit lanes
+// divide one at a time. A zero divisor gives 0 and sets kFlagDivideByZero;
+// MIN / -1 wraps to MIN and MIN % -1 is 0.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/division.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include <cmath>
+#include <limits>
+
+#include "hwy/highway.h"
+#include "kernels/loops-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace eltwise {
+namespace HWY_NAMESPACE {
+
+enum class Rounding { kTrunc, kFloor };
+enum class Result { kQuotient, kRemainder };
+
+// Lane type integer division computes in: see the file comment.
+template <typename T>
+using IntDivCompute = std::conditional_t<
+    sizeof(T) <= 2, int32_t, std::conditional_t<sizeof(T) == 4, double, T>>;
+
+// Computes the quotient or remainder of one 64-bit integer lane pair.
+template <Rounding kRound, Result kResult, typename T>
+HWY_INLINE T DivideOne(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed<T>::value) {
+    if (b == -1) {  // MIN / -1 overflows in C: wrap it.
+      return kResult == Result::kQuotient
+                 ? static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a))
+                 : T(0);
+    }
+  }
+  T q = a / b;
+  T r = a % b;
+  if (kRound == Rounding::kFloor && r != 0 && ((r ^ b) < 0)) {
+    q -= 1;
+    r += b;
+  }
+  return kResult == Result::kQuotient ? q : r;
+}
+
+// Integer quotient/remainder on compute lanes C (see IntDivCompute).
+template <Rounding kRound, Result kResult>
+struct IntDivide {
+  template <typename T> using Compute = IntDivCompute<T>;
+  mutable bool zero_divisor = false;
+  int flags() const { return zero_divisor ? kFlagDivideByZero : 0; }
+
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a, V b) const {
+    using C = hn::TFromD<D>;
+    const auto b_zero = hn::Eq(b, hn::Zero(d));
+    if (HWY_UNLIKELY(!hn::AllFalse(d, b_zero))) zero_divisor = true;
+    if constexpr (sizeof(C) == 8 && !std::is_same<C, double>::value) {
+      return PerLane(d, a, b, [](C x, C y) { return DivideOne<kRound, kResult>(x, y); });
+    } else {
+      // float32 for int32 lanes (from 8/16-bit), float64 for 32-bit storage.
+      using F = std::conditional_t<std::is_same<C, double>::value, double, float>;
+      const hn::Rebind<F, D> df;
+      const auto fa = ToFloat(df, a);
+      const auto fb = ToFloat(df, b);
+      auto q = hn::Div(fa, fb);
+      q = kRound == Rounding::kFloor ? hn::Floor(q) : hn::Trunc(q);
+      q = hn::IfThenZeroElse(hn::RebindMask(df, b_zero), q);
+      if constexpr (kResult == Result::kQuotient) {
+        return FromFloat(d, q);
+      } else {  // a - q*b, exact in the compute type.
+        const auto r = hn::Sub(fa, hn::Mul(q, fb));
+        return FromFloat(d, hn::IfThenZeroElse(hn::RebindMask(df, b_zero), r));
+      }
+    }
+  }
+
+  template <class DF, class V>
+  static HWY_INLINE hn::Vec<DF> ToFloat(DF df, V v) {
+    if constexpr (std::is_same<hn::TFromV<V>, hn::TFromD<DF>>::value) return v;
+    else return hn::ConvertTo(df, v);
+  }
+  template <class D, class VF>
+  static HWY_INLINE hn::Vec<D> FromFloat(D d, VF v) {
+    if constexpr (std::is_same<hn::TFromV<VF>, hn::TFromD<D>>::value) return v;
+    else return hn::ConvertTo(d, v);
+  }
+};
+
+// NumPy's npy_divmod: Python's floor division and modulo on floats, computed
+// from fmod so that both are exact (floor_divide(1.0, 0.1) == 9.0).
+template <typename F>
+HWY_INLINE F PyDivmod(F a, F b, F* modulus) {
+  F mod = std::fmod(a, b);
+  if (b == 0) {
+    *modulus = mod;
+    return a / b;
+  }
+  F div = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= F(1);
+    }
+  } else {
+    mod = std::copysign(F(0), b);
+  }
+  F floordiv;
+  if (div != 0) {
+    floordiv = std::floor(div);
+    if (div - floordiv > F(0.5)) floordiv += F(1);
+  } else {
+    floordiv = std::copysign(F(0), a / b);
+  }
+  *modulus = mod;
+  return floordiv;
+}
+
+// Valid lane types: float32/float64 (float16 and bfloat16 computed in float32).
+struct FloatTrueDivide : NoFlags {
+  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Div(a, b); }
+};
+struct FloatFloorDivide : NoFlags {
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
+    using F = hn::TFromD<D>;
+    return PerLane(d, a, b, [](F x, F y) {
+      if (y == 0) return x / y;
+      F mod;
+      return PyDivmod(x, y, &mod);
+    });
+  }
+};
+struct FloatMod : NoFlags {
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
+    using F = hn::TFromD<D>;
+    return PerLane(d, a, b, [](F x, F y) {
+      if (y == 0) return std::fmod(x, y);
+      F mod;
+      PyDivmod(x, y, &mod);
+      return mod;
+    });
+  }
+};
+struct FloatFmod : NoFlags {
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
+    using F = hn::TFromD<D>;
+    return PerLane(d, a, b, [](F x, F y) { return std::fmod(x, y); });
+  }
+};
+
+// Gives a float functor the Compute alias of the float dtypes.
+template <class FloatOp>
+struct OnFloats : FloatOp {
+  template <typename T> using Compute = Arith<T>;
+};
+
+template <class IntOp, class FloatOp>
+void SetDivisionRow(KernelTable& t, OpId op) {
+  SetLoopsFor<IntOp, false, ELTWISE_INT_TYPES>(t, op);
+  SetLoopsFor<OnFloats<FloatOp>, false, ELTWISE_FLOAT_TYPES>(t, op);
+}
+
+// Fills the rows of this family for the current target.
+void FillDivision(KernelTable& t) {
+  SetDivisionRow<IntDivide<Rounding::kTrunc, Result::kQuotient>, FloatTrueDivide>(t, OpId::kDivide);
+  SetDivisionRow<IntDivide<Rounding::kFloor, Result::kQuotient>, FloatFloorDivide>(t, OpId::kFloorDivide);
+  SetDivisionRow<IntDivide<Rounding::kFloor, Result::kRemainder>, FloatMod>(t, OpId::kMod);
+  SetDivisionRow<IntDivide<Rounding::kTrunc, Result::kRemainder>, FloatFmod>(t, OpId::kFmod);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace eltwise
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace eltwise {
+HWY_EXPORT(FillDivision);
+void FillDivisionKernels(KernelTable& t) { HWY_DYNAMIC_DISPATCH(FillDivision)(t); }
+}  // namespace eltwise
+#endif

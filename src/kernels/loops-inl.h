@@ -1,0 +1,296 @@
+// Shared inner loops and lane conversions for every kernel family.
+// Re-included once per Highway target (see the toggle guard below), like
+// Highway's own -inl.h headers; include it after hwy/highway.h inside a
+// HWY_TARGET_INCLUDE translation unit.
+
+#if defined(ELTWISE_KERNELS_LOOPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ELTWISE_KERNELS_LOOPS_INL_H_
+#undef ELTWISE_KERNELS_LOOPS_INL_H_
+#else
+#define ELTWISE_KERNELS_LOOPS_INL_H_
+#endif
+
+#include <cstring>
+#include <type_traits>
+
+#include "core/dtype.h"
+#include "hwy/highway.h"
+#include "kernels/table.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace eltwise {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <typename T>
+constexpr bool kIsHalf = std::is_same<T, hwy::float16_t>::value ||
+                         std::is_same<T, hwy::bfloat16_t>::value;
+
+// The type an op computes in by default: float16/bfloat16 in float32 (one
+// rounding at the end), everything else in itself.
+template <typename T>
+using Arith = std::conditional_t<kIsHalf<T>, float, T>;
+
+// Storage value 1 of T: pads the lanes past the end of a tail, so padding never
+// divides by zero or raises anything.
+template <typename T>
+HWY_INLINE T OneOf() {
+  if constexpr (std::is_same<T, hwy::float16_t>::value) {
+    return hwy::float16_t{uint16_t{0x3C00}};
+  } else if constexpr (std::is_same<T, hwy::bfloat16_t>::value) {
+    return hwy::bfloat16_t{uint16_t{0x3F80}};
+  } else {
+    return T(1);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// float16 <-> float32. Highway 1.0.3's conversions are IEEE-correct only where
+// F16C does them (AVX2, AVX3); elsewhere they mishandle Inf/NaN and truncate,
+// so those targets use the bit-exact integer recipes below.
+
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || \
+    HWY_TARGET == HWY_AVX3_DL
+#define ELTWISE_F16C 1
+#else
+#define ELTWISE_F16C 0
+#endif
+
+// Computes float32 from float16 bits exactly (subnormals, Inf, NaN payloads).
+template <class DF, class VH>
+HWY_INLINE hn::Vec<DF> F16ToF32(DF df, VH h) {
+#if ELTWISE_F16C
+  return hn::PromoteTo(df, h);
+#else
+  const hn::RebindToUnsigned<DF> du;
+  const hn::Rebind<uint16_t, DF> du16;
+  const auto bits = hn::PromoteTo(du, hn::BitCast(du16, h));
+  const auto sign = hn::ShiftLeft<16>(hn::And(bits, hn::Set(du, 0x8000u)));
+  const auto exp = hn::And(hn::ShiftRight<10>(bits), hn::Set(du, 0x1Fu));
+  const auto mant = hn::And(bits, hn::Set(du, 0x3FFu));
+  const auto normal = hn::Or(hn::ShiftLeft<23>(hn::Add(exp, hn::Set(du, 112u))),
+                             hn::ShiftLeft<13>(mant));
+  const auto special = hn::Or(hn::Set(du, 0x7F800000u), hn::ShiftLeft<13>(mant));
+  // Subnormal or zero: mant * 2^-24 is exact in float32.
+  const auto tiny = hn::BitCast(
+      du, hn::Mul(hn::ConvertTo(df, hn::BitCast(hn::RebindToSigned<DF>(), mant)),
+                  hn::Set(df, 5.9604644775390625e-08f)));
+  auto mag = hn::IfThenElse(hn::Eq(exp, hn::Set(du, 0x1Fu)), special, normal);
+  mag = hn::IfThenElse(hn::Eq(exp, hn::Zero(du)), tiny, mag);
+  return hn::BitCast(df, hn::Or(sign, mag));
+#endif
+}
+
+// Computes float16 bits from float32, rounding to nearest even; NaN stays NaN
+// (quieted, payload truncated, as F16C does).
+template <class DH, class DF>
+HWY_INLINE hn::Vec<DH> F32ToF16(DH dh, DF df, hn::Vec<DF> f) {
+#if ELTWISE_F16C
+  (void)df;
+  return hn::DemoteTo(dh, f);
+#else
+  // Float rounding does the work (as in the FP16 library of M. Dukhan):
+  // scaling up then down rounds the mantissa to 10 bits at the right place.
+  const hn::RebindToUnsigned<DF> du;
+  const auto w = hn::BitCast(du, f);
+  const auto shl1 = hn::Add(w, w);
+  const auto sign = hn::And(w, hn::Set(du, 0x80000000u));
+  auto base = hn::Mul(hn::Mul(hn::Abs(f), hn::Set(df, 5.192296858534828e+33f)),
+                      hn::Set(df, 7.703719777548943e-34f));
+  auto bias = hn::And(shl1, hn::Set(du, 0xFF000000u));
+  bias = hn::Max(bias, hn::Set(du, 0x71000000u));
+  base = hn::Add(hn::BitCast(df, hn::Add(hn::ShiftRight<1>(bias),
+                                         hn::Set(du, 0x07800000u))),
+                 base);
+  const auto bits = hn::BitCast(du, base);
+  const auto exp_bits = hn::And(hn::ShiftRight<13>(bits), hn::Set(du, 0x7C00u));
+  const auto mant_bits = hn::And(bits, hn::Set(du, 0x0FFFu));
+  const auto finite = hn::Add(exp_bits, mant_bits);
+  const auto nan = hn::Or(hn::Set(du, 0x7E00u),
+                          hn::ShiftRight<13>(hn::And(w, hn::Set(du, 0x7FFFFFu))));
+  const auto is_nan = hn::Gt(shl1, hn::Set(du, 0xFF000000u));
+  const auto h = hn::Or(hn::ShiftRight<16>(sign), hn::IfThenElse(is_nan, nan, finite));
+  return hn::BitCast(dh, hn::TruncateTo(hn::Rebind<uint16_t, DF>(), h));
+#endif
+}
+
+// Computes bfloat16 bits from float32, rounding to nearest even; NaN becomes
+// the quiet NaN of its sign, as ml_dtypes does. (Highway's DemoteTo truncates.)
+template <class DB, class DF>
+HWY_INLINE hn::Vec<DB> F32ToBF16(DB db, DF df, hn::Vec<DF> f) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto w = hn::BitCast(du, f);
+  const auto lsb = hn::And(hn::ShiftRight<16>(w), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(w, hn::Add(lsb, hn::Set(du, 0x7FFFu))));
+  const auto nan = hn::Or(hn::ShiftRight<16>(hn::And(w, hn::Set(du, 0x80000000u))),
+                          hn::Set(du, 0x7FC0u));
+  const auto r = hn::IfThenElse(hn::RebindMask(du, hn::Ne(f, f)), nan, rounded);
+  return hn::BitCast(db, hn::TruncateTo(hn::Rebind<uint16_t, DF>(), r));
+}
+
+// ---------------------------------------------------------------------------
+// Widen: storage lanes S -> compute lanes C (same lane count).
+
+template <class DC, class VS>
+HWY_INLINE hn::Vec<DC> Widen(DC dc, VS v) {
+  using C = hn::TFromD<DC>;
+  using S = hn::TFromV<VS>;
+  if constexpr (std::is_same<C, S>::value) {
+    return v;
+  } else if constexpr (std::is_same<S, hwy::float16_t>::value) {
+    return F16ToF32(dc, v);
+  } else if constexpr (std::is_same<S, hwy::bfloat16_t>::value) {
+    return hn::PromoteTo(dc, v);
+  } else if constexpr (std::is_same<C, double>::value &&
+                       std::is_same<S, uint32_t>::value) {
+    const hn::Rebind<uint64_t, DC> du64;
+    return hn::ConvertTo(dc, hn::BitCast(hn::RebindToSigned<decltype(du64)>(),
+                                         hn::PromoteTo(du64, v)));
+  } else {
+    return hn::PromoteTo(dc, v);
+  }
+}
+
+// Narrow: compute lanes C -> storage lanes O. Integers wrap (two's
+// complement), floats round to nearest even. f64 -> 32-bit integer expects
+// an integral value.
+template <class DO, class DC>
+HWY_INLINE hn::Vec<DO> Narrow(DO dout, DC dc, hn::Vec<DC> v) {
+  using C = hn::TFromD<DC>;
+  using O = hn::TFromD<DO>;
+  if constexpr (std::is_same<C, O>::value) {
+    return v;
+  } else if constexpr (std::is_same<O, hwy::float16_t>::value) {
+    return F32ToF16(dout, dc, v);
+  } else if constexpr (std::is_same<O, hwy::bfloat16_t>::value) {
+    return F32ToBF16(dout, dc, v);
+  } else if constexpr (std::is_same<C, double>::value) {  // -> 32-bit int
+    // Through int64 so that 2^31 (INT32_MIN / -1) wraps instead of saturating.
+    const hn::Rebind<int64_t, DC> di64;
+    const hn::RebindToUnsigned<DO> duo;
+    return hn::BitCast(dout, hn::TruncateTo(duo, hn::BitCast(hn::RebindToUnsigned<decltype(di64)>(),
+                                                            hn::ConvertTo(di64, v))));
+  } else {  // wider integer -> narrower integer, wrapping
+    const hn::RebindToUnsigned<DC> duc;
+    const hn::RebindToUnsigned<DO> duo;
+    return hn::BitCast(dout, hn::TruncateTo(duo, hn::BitCast(duc, v)));
+  }
+}
+
+// Computes 0/1 bytes (NumPy bool) from a mask.
+template <class DO, class DC>
+HWY_INLINE hn::Vec<DO> MaskToBool(DO dout, DC dc, hn::Mask<DC> m) {
+  const hn::RebindToUnsigned<DC> du;
+  const auto ones = hn::And(hn::VecFromMask(du, hn::RebindMask(du, m)),
+                            hn::Set(du, hn::TFromD<decltype(du)>{1}));
+  if constexpr (sizeof(hn::TFromD<DC>) == 1) {
+    return hn::BitCast(dout, ones);
+  } else {
+    return hn::TruncateTo(dout, ones);
+  }
+}
+
+template <class DO, class DC, class R>
+HWY_INLINE void StoreResult(DO dout, DC dc, R r, hn::TFromD<DO>* HWY_RESTRICT p) {
+  if constexpr (std::is_same<R, hn::Mask<DC>>::value) {
+    hn::StoreU(MaskToBool(dout, dc, r), dout, p);
+  } else {
+    hn::StoreU(Narrow(dout, dc, r), dout, p);
+  }
+}
+
+// Applies f to every lane of a and b (for ops Highway has no vector form of).
+template <class D, class F>
+HWY_INLINE hn::Vec<D> PerLane(D d, hn::Vec<D> a, hn::Vec<D> b, F f) {
+  using T = hn::TFromD<D>;
+  HWY_ALIGN T la[HWY_MAX_BYTES / sizeof(T)];
+  HWY_ALIGN T lb[HWY_MAX_BYTES / sizeof(T)];
+  hn::Store(a, d, la);
+  hn::Store(b, d, lb);
+  const size_t n = hn::Lanes(d);
+  for (size_t i = 0; i < n; ++i) la[i] = f(la[i], lb[i]);
+  return hn::Load(d, la);
+}
+
+// ---------------------------------------------------------------------------
+// The inner loop: out[i] = op(a[i], b[i]) over n elements of storage type T,
+// result storage O. Op is a small functor:
+//   template <typename T> using Compute = ...;   // lane type it computes in
+//   auto operator()(D d, Vec<D> a, Vec<D> b)      // a vector or a mask
+//   int flags() const;                           // KernelFlags it met
+// The tail goes through one padded vector, never re-reading or re-writing
+// elements already done, so `out` may alias an input.
+
+template <class Op, typename T, typename O, LoopKind kKind>
+int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
+               void* HWY_RESTRICT po, size_t n) {
+  using C = typename Op::template Compute<T>;
+  const hn::ScalableTag<C> dc;
+  const hn::Rebind<T, decltype(dc)> ds;
+  const hn::Rebind<O, decltype(dc)> dout;
+  const size_t N = hn::Lanes(dc);
+  constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(C);
+  const T* a = static_cast<const T*>(pa);
+  const T* b = static_cast<const T*>(pb);
+  O* out = static_cast<O*>(po);
+  Op op;
+
+  // The broadcast operand of a scalar loop kind, read once.
+  HWY_ALIGN T splat[kMaxLanes];
+  const T s = kKind == LoopKind::kScalarFirst    ? a[0]
+              : kKind == LoopKind::kScalarSecond ? b[0]
+                                                 : OneOf<T>();
+  for (size_t j = 0; j < kMaxLanes; ++j) splat[j] = s;
+  const auto vs = Widen(dc, hn::LoadU(ds, splat));
+
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, a + i));
+    const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, b + i));
+    StoreResult(dout, dc, op(dc, va, vb), out + i);
+  }
+  if (i < n) {
+    const size_t rest = n - i;
+    HWY_ALIGN T ta[kMaxLanes];
+    HWY_ALIGN T tb[kMaxLanes];
+    HWY_ALIGN O to[kMaxLanes];
+    for (size_t j = 0; j < kMaxLanes; ++j) ta[j] = tb[j] = OneOf<T>();
+    if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i, rest * sizeof(T));
+    if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i, rest * sizeof(T));
+    const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, ta));
+    const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, tb));
+    StoreResult(dout, dc, op(dc, va, vb), to);
+    memcpy(out + i, to, rest * sizeof(O));
+  }
+  return op.flags();
+}
+
+// Base for ops that report nothing.
+struct NoFlags {
+  int flags() const { return 0; }
+};
+
+// Puts the three loop kinds of Op on storage T (result storage O) into t.
+template <class Op, typename T, typename O>
+void SetLoops(KernelTable& t, OpId op, DType dtype) {
+  auto& row = t.k[static_cast<int>(op)][static_cast<int>(dtype)];
+  row[static_cast<int>(LoopKind::kContiguous)] = &BinaryLoop<Op, T, O, LoopKind::kContiguous>;
+  row[static_cast<int>(LoopKind::kScalarFirst)] = &BinaryLoop<Op, T, O, LoopKind::kScalarFirst>;
+  row[static_cast<int>(LoopKind::kScalarSecond)] = &BinaryLoop<Op, T, O, LoopKind::kScalarSecond>;
+}
+
+// Registers Op for each storage type in Ts; the result is T, or bool bytes
+// when kBoolResult.
+template <class Op, bool kBoolResult, typename... Ts>
+void SetLoopsFor(KernelTable& t, OpId op) {
+  (SetLoops<Op, Ts, std::conditional_t<kBoolResult, uint8_t, Ts>>(t, op, DTypeOf<Ts>()), ...);
+}
+
+#define ELTWISE_INT_TYPES int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+#define ELTWISE_FLOAT_TYPES hwy::float16_t, hwy::bfloat16_t, float, double
+
+}  // namespace HWY_NAMESPACE
+}  // namespace eltwise
+HWY_AFTER_NAMESPACE();
+
+#endif  // ELTWISE_KERNELS_LOOPS_INL_H_

@@ -1,0 +1,109 @@
+// Kernels: power.
+//
+// Floats: SLEEF's vector pow (u10: at most 1 ULP, C99's special cases exact,
+// e.g. pow(NaN, 0) == 1 and pow(1, NaN) == 1). Highway 1.0.3 has no Pow, and
+// libm's scalar pow would run many times slower than NumPy's SVML loop.
+// float16/bfloat16 are computed in float32 and rounded once.
+// Integers: exact, wrapping, by squaring one lane at a time; 0**0 == 1. A
+// negative exponent on a signed base is rejected before the kernel runs.
+
+#include <immintrin.h>
+#include <cstdint>
+
+#ifndef ELTWISE_SLEEF_POW_DECLARED
+#define ELTWISE_SLEEF_POW_DECLARED
+// Declared here rather than through sleef.h, which hides the AVX/AVX-512
+// variants unless the whole file is compiled for them (we use no -march).
+extern "C" {
+__m512 Sleef_powf16_u10avx512f(__m512, __m512);
+__m512d Sleef_powd8_u10avx512f(__m512d, __m512d);
+__m256 Sleef_powf8_u10avx2(__m256, __m256);
+__m256d Sleef_powd4_u10avx2(__m256d, __m256d);
+__m128 Sleef_powf4_u10sse4(__m128, __m128);
+__m128d Sleef_powd2_u10sse4(__m128d, __m128d);
+__m128 Sleef_powf4_u10sse2(__m128, __m128);
+__m128d Sleef_powd2_u10sse2(__m128d, __m128d);
+float Sleef_powf1_u10purec(float, float);
+double Sleef_powd1_u10purec(double, double);
+}
+#endif
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/power.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "kernels/loops-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace eltwise {
+namespace HWY_NAMESPACE {
+
+// Computes pow(a, b) per lane with the SLEEF variant built for this target.
+template <class D, class V>
+HWY_INLINE V SleefPow(D d, V a, V b) {
+  using F = hn::TFromD<D>;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (std::is_same<F, float>::value) return V{Sleef_powf16_u10avx512f(a.raw, b.raw)};
+  else return V{Sleef_powd8_u10avx512f(a.raw, b.raw)};
+#elif HWY_TARGET == HWY_AVX2
+  if constexpr (std::is_same<F, float>::value) return V{Sleef_powf8_u10avx2(a.raw, b.raw)};
+  else return V{Sleef_powd4_u10avx2(a.raw, b.raw)};
+#elif HWY_TARGET == HWY_SSE4
+  if constexpr (std::is_same<F, float>::value) return V{Sleef_powf4_u10sse4(a.raw, b.raw)};
+  else return V{Sleef_powd2_u10sse4(a.raw, b.raw)};
+#elif HWY_TARGET == HWY_SSSE3
+  if constexpr (std::is_same<F, float>::value) return V{Sleef_powf4_u10sse2(a.raw, b.raw)};
+  else return V{Sleef_powd2_u10sse2(a.raw, b.raw)};
+#else
+  if constexpr (std::is_same<F, float>::value) return PerLane(d, a, b, Sleef_powf1_u10purec);
+  else return PerLane(d, a, b, Sleef_powd1_u10purec);
+#endif
+  (void)d;
+}
+
+// Computes base**exp for integers, wrapping; exp < 0 gives 0 (callers reject
+// it for signed bases before this runs).
+template <typename T>
+HWY_INLINE T IntPow(T base, T exp) {
+  using U = std::make_unsigned_t<T>;
+  if (exp < 0) return 0;
+  U result = 1;
+  U b = static_cast<U>(base);
+  U e = static_cast<U>(exp);
+  while (e != 0) {
+    if (e & 1) result = static_cast<U>(result * b);
+    b = static_cast<U>(b * b);
+    e >>= 1;
+  }
+  return static_cast<T>(result);
+}
+
+// Valid lane types: all numeric.
+struct PowerOp : NoFlags {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
+    using C = hn::TFromD<D>;
+    if constexpr (hwy::IsFloat<C>()) {
+      return SleefPow(d, a, b);
+    } else {
+      return PerLane(d, a, b, [](C x, C y) { return IntPow(x, y); });
+    }
+  }
+};
+
+// Fills the rows of this family for the current target.
+void FillPower(KernelTable& t) {
+  SetLoopsFor<PowerOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kPower);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace eltwise
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace eltwise {
+HWY_EXPORT(FillPower);
+void FillPowerKernels(KernelTable& t) { HWY_DYNAMIC_DISPATCH(FillPower)(t); }
+}  // namespace eltwise
+#endif

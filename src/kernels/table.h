@@ -1,0 +1,52 @@
+// The kernel table: one inner loop per [op][dtype][loop kind], filled per
+// Highway target by each kernel family.
+#ifndef ELTWISE_KERNELS_TABLE_H_
+#define ELTWISE_KERNELS_TABLE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "hwy/base.h"
+
+namespace eltwise {
+
+struct KernelTable {
+  BinaryKernel k[kNumOps][kNumDTypes][kNumLoopKinds] = {};
+};
+
+// The DType of a storage type (bool is registered explicitly: it shares uint8_t).
+template <typename T> constexpr DType DTypeOf();
+template <> constexpr DType DTypeOf<int8_t>() { return DType::kI8; }
+template <> constexpr DType DTypeOf<int16_t>() { return DType::kI16; }
+template <> constexpr DType DTypeOf<int32_t>() { return DType::kI32; }
+template <> constexpr DType DTypeOf<int64_t>() { return DType::kI64; }
+template <> constexpr DType DTypeOf<uint8_t>() { return DType::kU8; }
+template <> constexpr DType DTypeOf<uint16_t>() { return DType::kU16; }
+template <> constexpr DType DTypeOf<uint32_t>() { return DType::kU32; }
+template <> constexpr DType DTypeOf<uint64_t>() { return DType::kU64; }
+template <> constexpr DType DTypeOf<hwy::float16_t>() { return DType::kF16; }
+template <> constexpr DType DTypeOf<hwy::bfloat16_t>() { return DType::kBF16; }
+template <> constexpr DType DTypeOf<float>() { return DType::kF32; }
+template <> constexpr DType DTypeOf<double>() { return DType::kF64; }
+
+// Each kernel family fills its rows for the target Highway dispatches to now.
+void FillArithmeticKernels(KernelTable& t);
+void FillDivisionKernels(KernelTable& t);
+void FillPowerKernels(KernelTable& t);
+void FillCompareKernels(KernelTable& t);
+
+// The table in use; rebuilt by SelectTarget.
+const KernelTable& Kernels();
+
+// Names of the compiled targets this CPU runs, best first.
+std::vector<std::string> AvailableTargets();
+// The target the table was built for.
+std::string CurrentTarget();
+// Restricts dispatch to the named target ("" = the best). False if unknown.
+bool SelectTarget(const std::string& name);
+
+}  // namespace eltwise
+
+#endif  // ELTWISE_KERNELS_TABLE_H_
