@@ -20,7 +20,9 @@ struct EqualOp : NoFlags {
 };
 struct NotEqualOp : NoFlags {
   template <typename T> using Compute = Arith<T>;
-  template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const { return hn::Ne(a, b); }
+  template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const {
+    return hn::Not(hn::Eq(a, b));  // Highway's Ne is ordered: false for NaN
+  }
 };
 struct GreaterOp : NoFlags {
   template <typename T> using Compute = Arith<T>;
@@ -46,22 +48,28 @@ struct LessEqualOp : NoFlags {
   }
 };
 
+// Nonzero, NaN included (Highway's Ne is ordered, so not Ne).
+template <class D, class V>
+HWY_INLINE auto Truthy(D d, V v) {
+  return hn::Not(hn::Eq(v, hn::Zero(d)));
+}
+
 struct LogicalAndOp : NoFlags {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
-    return hn::And(hn::Ne(a, hn::Zero(d)), hn::Ne(b, hn::Zero(d)));
+    return hn::And(Truthy(d, a), Truthy(d, b));
   }
 };
 struct LogicalOrOp : NoFlags {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
-    return hn::Or(hn::Ne(a, hn::Zero(d)), hn::Ne(b, hn::Zero(d)));
+    return hn::Or(Truthy(d, a), Truthy(d, b));
   }
 };
 struct LogicalXorOp : NoFlags {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
-    return hn::Xor(hn::Ne(a, hn::Zero(d)), hn::Ne(b, hn::Zero(d)));
+    return hn::Xor(Truthy(d, a), Truthy(d, b));
   }
 };
 

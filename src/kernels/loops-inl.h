@@ -124,7 +124,7 @@ HWY_INLINE hn::Vec<DB> F32ToBF16(DB db, DF df, hn::Vec<DF> f) {
   const auto rounded = hn::ShiftRight<16>(hn::Add(w, hn::Add(lsb, hn::Set(du, 0x7FFFu))));
   const auto nan = hn::Or(hn::ShiftRight<16>(hn::And(w, hn::Set(du, 0x80000000u))),
                           hn::Set(du, 0x7FC0u));
-  const auto r = hn::IfThenElse(hn::RebindMask(du, hn::Ne(f, f)), nan, rounded);
+  const auto r = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(f)), nan, rounded);
   return hn::BitCast(db, hn::TruncateTo(hn::Rebind<uint16_t, DF>(), r));
 }
 

@@ -109,6 +109,8 @@ DType WeakDefault(Weak w) {
 DType PromoteWeak(DType strong, Weak w) {
   if (w == Weak::kBool) return strong;
   if (w == Weak::kInt) return strong == DType::kBool ? DType::kI64 : strong;
+  // bfloat16 with a Python float gives float32, as ml_dtypes' own `a + 1.0`.
+  if (strong == DType::kBF16) return DType::kF32;
   return IsFloat(strong) ? strong : DType::kF64;
 }
 
@@ -170,6 +172,7 @@ bool ParseOptions(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs
       o->axis = PyLong_AsLongLong(v);
       if (o->axis == -1 && PyErr_Occurred()) return false;
     } else if (std::strcmp(key, "pythondiv") == 0 && f.pythondiv) {
+      if (v == Py_None) continue;  // the default
       const int t = PyObject_IsTrue(v);
       if (t < 0) return false;
       o->pythondiv = t != 0;
@@ -251,14 +254,22 @@ bool DivideRaises() {
   return m && std::strcmp(PyUnicode_AsUTF8(m), "raise") == 0;
 }
 
-// True if any element of `a` (a signed integer array) is negative.
+// True if any element of `a` (a native signed integer array) is negative:
+// its most significant byte has the top bit set.
 bool AnyNegative(PyArrayObject* a) {
-  Ref zero(PyLong_FromLong(0));
-  Ref lt(PyObject_RichCompare(reinterpret_cast<PyObject*>(a), zero.get(), Py_LT));
-  if (!lt) { PyErr_Clear(); return false; }
-  Ref any(PyArray_Any(reinterpret_cast<PyArrayObject*>(lt.get()), NPY_RAVEL_AXIS, nullptr));
-  const int t = any ? PyObject_IsTrue(any.get()) : 0;
-  return t == 1;
+  Ref c(reinterpret_cast<PyObject*>(PyArray_GETCONTIGUOUS(a)));
+  if (!c) { PyErr_Clear(); return false; }
+  const npy_intp n = PyArray_SIZE(c.arr()), size = PyArray_ITEMSIZE(c.arr());
+#if NPY_BYTE_ORDER == NPY_BIG_ENDIAN
+  const npy_intp top = 0;
+#else
+  const npy_intp top = size - 1;
+#endif
+  const unsigned char* p = static_cast<const unsigned char*>(PyArray_DATA(c.arr())) + top;
+  for (npy_intp i = 0; i < n; ++i) {
+    if (p[i * size] & 0x80) return true;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------
