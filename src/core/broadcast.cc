@@ -15,34 +15,34 @@ std::string FormatShape(const int64_t* shape, int ndim) {
 namespace {
 
 // Rewrites `l` to rank `ndim`, its dims placed at `offset`; new dims are 1.
+// Touches only the first `ndim` entries: layouts are large (kMaxDims) and
+// this runs on every call.
 void Align(Layout& l, int ndim, int offset) {
-  Layout r;
-  r.ndim = ndim;
-  for (int i = 0; i < ndim; ++i) {
-    r.shape[i] = 1;
-    r.strides[i] = 0;
+  const int old = l.ndim;
+  for (int i = old - 1; i >= 0; --i) {  // backwards: the move is to the right
+    l.shape[offset + i] = l.shape[i];
+    l.strides[offset + i] = l.strides[i];
   }
-  for (int i = 0; i < l.ndim; ++i) {
-    r.shape[offset + i] = l.shape[i];
-    r.strides[offset + i] = l.strides[i];
-  }
-  l = r;
+  for (int i = 0; i < offset; ++i) l.shape[i] = 1, l.strides[i] = 0;
+  for (int i = offset + old; i < ndim; ++i) l.shape[i] = 1, l.strides[i] = 0;
+  l.ndim = ndim;
 }
 
 bool NumpyBroadcast(Layout& a, Layout& b, int64_t* out, int* out_ndim) {
   const int nd = a.ndim > b.ndim ? a.ndim : b.ndim;
-  Layout a2 = a, b2 = b;
-  Align(a2, nd, nd - a.ndim);
-  Align(b2, nd, nd - b.ndim);
-  for (int i = 0; i < nd; ++i) {
-    const int64_t x = a2.shape[i], y = b2.shape[i];
+  for (int i = 0; i < nd; ++i) {  // check before changing anything
+    const int ia = i - (nd - a.ndim), ib = i - (nd - b.ndim);
+    const int64_t x = ia >= 0 ? a.shape[ia] : 1, y = ib >= 0 ? b.shape[ib] : 1;
     if (x != y && x != 1 && y != 1) return false;
-    out[i] = x == 1 ? y : x;
-    if (x == 1) a2.strides[i] = 0;
-    if (y == 1) b2.strides[i] = 0;
   }
-  a = a2;
-  b = b2;
+  Align(a, nd, nd - a.ndim);
+  Align(b, nd, nd - b.ndim);
+  for (int i = 0; i < nd; ++i) {
+    const int64_t x = a.shape[i], y = b.shape[i];
+    out[i] = x == 1 ? y : x;
+    if (x == 1) a.strides[i] = 0;
+    if (y == 1) b.strides[i] = 0;
+  }
   *out_ndim = nd;
   return true;
 }
@@ -58,14 +58,12 @@ bool PdpdBroadcast(int64_t axis, Layout& a, Layout& b, int64_t* out, int* out_nd
   for (int i = 0; i < bnd; ++i) {
     if (b.shape[i] != a.shape[axis + i] && b.shape[i] != 1) return false;
   }
-  Layout b2 = b;
-  b2.ndim = bnd;
-  Align(b2, a.ndim, static_cast<int>(axis));
+  b.ndim = bnd;
+  Align(b, a.ndim, static_cast<int>(axis));
   for (int i = 0; i < a.ndim; ++i) {
-    if (b2.shape[i] == 1) b2.strides[i] = 0;
+    if (b.shape[i] == 1) b.strides[i] = 0;
     out[i] = a.shape[i];
   }
-  b = b2;
   *out_ndim = a.ndim;
   return true;
 }
@@ -74,12 +72,14 @@ bool PdpdBroadcast(int64_t axis, Layout& a, Layout& b, int64_t* out, int* out_nd
 
 bool Broadcast(BroadcastMode mode, int64_t axis, Layout& a, Layout& b,
                int64_t* out_shape, int* out_ndim, const char* fn, std::string* error) {
-  const std::string sa = FormatShape(a.shape, a.ndim), sb = FormatShape(b.shape, b.ndim);
+  // Failures leave a and b as given, so the messages show the input shapes.
+  const auto sa = [&] { return FormatShape(a.shape, a.ndim); };
+  const auto sb = [&] { return FormatShape(b.shape, b.ndim); };
   switch (mode) {
     case BroadcastMode::kNumpy:
       if (NumpyBroadcast(a, b, out_shape, out_ndim)) return true;
       // NumPy's own words, so one `match=` serves both libraries.
-      *error = "operands could not be broadcast together with shapes " + sa + " " + sb + " ";
+      *error = "operands could not be broadcast together with shapes " + sa() + " " + sb() + " ";
       return false;
     case BroadcastMode::kNone: {
       bool same = a.ndim == b.ndim;
@@ -90,13 +90,13 @@ bool Broadcast(BroadcastMode mode, int64_t axis, Layout& a, Layout& b,
         return true;
       }
       *error = std::string("eltwise.") + fn + ": broadcast='none' needs identical shapes, got " +
-               sa + " and " + sb;
+               sa() + " and " + sb();
       return false;
     }
     case BroadcastMode::kPdpd:
       if (PdpdBroadcast(axis, a, b, out_shape, out_ndim)) return true;
-      *error = std::string("eltwise.") + fn + ": cannot broadcast x2 of shape " + sb +
-               " onto x1 of shape " + sa + " with broadcast='pdpd', axis=" + std::to_string(axis);
+      *error = std::string("eltwise.") + fn + ": cannot broadcast x2 of shape " + sb() +
+               " onto x1 of shape " + sa() + " with broadcast='pdpd', axis=" + std::to_string(axis);
       return false;
   }
   return false;

@@ -50,8 +50,9 @@ constexpr int kNumLoopKinds = 3;
 enum KernelFlags : int { kFlagDivideByZero = 1 };
 
 // Inner loop: out[i] = op(a[i], b[i]) for i < n (a or b read once when the
-// loop kind says it is a scalar). Returns KernelFlags.
-using BinaryKernel = int (*)(const void* a, const void* b, void* out, size_t n);
+// loop kind says it is a scalar); `stream` asks for non-temporal stores.
+// Returns KernelFlags.
+using BinaryKernel = int (*)(const void* a, const void* b, void* out, size_t n, bool stream);
 
 }  // namespace eltwise
 

@@ -30,7 +30,7 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
     const LoopKind kind = a_scalar   ? LoopKind::kScalarFirst
                           : b_scalar ? LoopKind::kScalarSecond
                                      : LoopKind::kContiguous;
-    return x.kernels[static_cast<int>(kind)](a, b, out, static_cast<size_t>(n));
+    return x.kernels[static_cast<int>(kind)](a, b, out, static_cast<size_t>(n), x.stream);
   }
   // Strided: through contiguous blocks. When both are scalars, b is
   // replicated into a block and a stays the scalar.
@@ -47,7 +47,7 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
     if (!a_scalar && sa != isz) Gather(buf_a, pa, sa, m, isz), pa = buf_a;
     if (b_packed && sb != isz) Gather(buf_b, pb, sb, m, isz), pb = buf_b;
     char* po = so == osz ? out + i * so : buf_o;
-    flags |= x.kernels[static_cast<int>(kind)](pa, pb, po, static_cast<size_t>(m));
+    flags |= x.kernels[static_cast<int>(kind)](pa, pb, po, static_cast<size_t>(m), false);
     if (po == buf_o) Scatter(out + i * so, so, buf_o, m, osz);
   }
   return flags;
@@ -104,8 +104,10 @@ void RunTask(void* ctx, int index) {
 
 }  // namespace
 
-int Execute(const Plan& plan, const ExecuteArgs& args) {
+int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   if (plan.size == 0) return 0;
+  ExecuteArgs args = in_args;
+  args.stream = static_cast<size_t>(plan.size) * args.out_itemsize >= kStreamBytes;
   Work w;
   w.plan = &plan;
   w.args = &args;

@@ -18,10 +18,14 @@ struct ExecuteArgs {
   size_t in_itemsize;   // a and b share the compute dtype
   size_t out_itemsize;
   const BinaryKernel* kernels;  // indexed by LoopKind
+  bool stream = false;          // set by Execute
 };
 
 // Bytes a call must move before it is split across threads.
-constexpr size_t kParallelBytes = size_t{1} << 19;
+constexpr size_t kParallelBytes = size_t{1} << 21;
+// Output bytes above which stores bypass the cache (larger than L2 + a share
+// of L3: the result would evict itself before anyone reads it).
+constexpr size_t kStreamBytes = size_t{1} << 23;
 
 // Runs `plan`; returns the KernelFlags the kernels met. Identical results for
 // any thread count.

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "kernels/table.h"
 
@@ -190,12 +191,13 @@ HWY_INLINE hn::Vec<DO> MaskToBool(DO dout, DC dc, hn::Mask<DC> m) {
   }
 }
 
+// The op's result (a vector or a mask) as result-storage lanes.
 template <class DO, class DC, class R>
-HWY_INLINE void StoreResult(DO dout, DC dc, R r, hn::TFromD<DO>* HWY_RESTRICT p) {
+HWY_INLINE hn::Vec<DO> ResultLanes(DO dout, DC dc, R r) {
   if constexpr (std::is_same<R, hn::Mask<DC>>::value) {
-    hn::StoreU(MaskToBool(dout, dc, r), dout, p);
+    return MaskToBool(dout, dc, r);
   } else {
-    hn::StoreU(Narrow(dout, dc, r), dout, p);
+    return Narrow(dout, dc, r);
   }
 }
 
@@ -218,12 +220,15 @@ HWY_INLINE hn::Vec<D> PerLane(D d, hn::Vec<D> a, hn::Vec<D> b, F f) {
 //   template <typename T> using Compute = ...;   // lane type it computes in
 //   auto operator()(D d, Vec<D> a, Vec<D> b)      // a vector or a mask
 //   int flags() const;                           // KernelFlags it met
-// The tail goes through one padded vector, never re-reading or re-writing
-// elements already done, so `out` may alias an input.
+// Partial vectors (the tail, and the head before an aligned streaming store)
+// go through one padded vector, never re-reading or re-writing elements
+// already done, so `out` may alias an input. `stream` asks for non-temporal
+// stores (outputs larger than the cache), honoured where the result fills
+// whole vectors.
 
 template <class Op, typename T, typename O, LoopKind kKind>
 int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
-               void* HWY_RESTRICT po, size_t n) {
+               void* HWY_RESTRICT po, size_t n, bool stream) {
   using C = typename Op::template Compute<T>;
   const hn::ScalableTag<C> dc;
   const hn::Rebind<T, decltype(dc)> ds;
@@ -243,25 +248,42 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   for (size_t j = 0; j < kMaxLanes; ++j) splat[j] = s;
   const auto vs = Widen(dc, hn::LoadU(ds, splat));
 
-  size_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, a + i));
-    const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, b + i));
-    StoreResult(dout, dc, op(dc, va, vb), out + i);
-  }
-  if (i < n) {
-    const size_t rest = n - i;
+  // Computes `count` < N elements from i through padded buffers.
+  const auto partial = [&](size_t i, size_t count) {
     HWY_ALIGN T ta[kMaxLanes];
     HWY_ALIGN T tb[kMaxLanes];
     HWY_ALIGN O to[kMaxLanes];
     for (size_t j = 0; j < kMaxLanes; ++j) ta[j] = tb[j] = OneOf<T>();
-    if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i, rest * sizeof(T));
-    if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i, rest * sizeof(T));
+    if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i, count * sizeof(T));
+    if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i, count * sizeof(T));
     const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, ta));
     const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, tb));
-    StoreResult(dout, dc, op(dc, va, vb), to);
-    memcpy(out + i, to, rest * sizeof(O));
+    hn::StoreU(ResultLanes(dout, dc, op(dc, va, vb)), dout, to);
+    memcpy(out + i, to, count * sizeof(O));
+  };
+
+  size_t i = 0;
+  constexpr bool kCanStream = sizeof(O) == sizeof(C) && HWY_TARGET != HWY_SCALAR;
+  if (kCanStream && stream && n >= 4 * N) {
+    const size_t vbytes = N * sizeof(O);
+    const size_t misalign = reinterpret_cast<uintptr_t>(out) % vbytes;
+    if (misalign % sizeof(O) == 0) {
+      const size_t head = misalign ? (vbytes - misalign) / sizeof(O) : 0;
+      if (head) partial(0, head);
+      for (i = head; i + N <= n; i += N) {
+        const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, a + i));
+        const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, b + i));
+        if constexpr (kCanStream) hn::Stream(ResultLanes(dout, dc, op(dc, va, vb)), dout, out + i);
+      }
+      hwy::FlushStream();
+    }
   }
+  for (; i + N <= n; i += N) {
+    const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, a + i));
+    const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, b + i));
+    hn::StoreU(ResultLanes(dout, dc, op(dc, va, vb)), dout, out + i);
+  }
+  if (i < n) partial(i, n - i);
   return op.flags();
 }
 
