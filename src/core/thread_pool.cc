@@ -41,11 +41,12 @@ void ThreadPool::SetThreads(int n) {
   if (n == threads_ && static_cast<int>(workers_.size()) == n - 1) return;
   Stop();
   threads_ = n;
-  for (int i = 1; i < n; ++i) workers_.emplace_back(&ThreadPool::WorkerLoop, this, i);
+  // Workers start from the current call count (no Run is in progress: we hold
+  // run_mutex_), so none re-runs an old call or misses the next one.
+  for (int i = 1; i < n; ++i) workers_.emplace_back(&ThreadPool::WorkerLoop, this, i, generation_);
 }
 
-void ThreadPool::WorkerLoop(int index) {
-  uint64_t seen = 0;
+void ThreadPool::WorkerLoop(int index, uint64_t seen) {
   for (;;) {
     Task task;
     void* ctx;

@@ -31,7 +31,7 @@ class ThreadPool {
  private:
   ThreadPool();
   void Stop();
-  void WorkerLoop(int index);
+  void WorkerLoop(int index, uint64_t seen);
 
   int threads_ = 1;
   std::vector<std::thread> workers_;

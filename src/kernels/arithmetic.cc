@@ -46,11 +46,25 @@ struct MultiplyOp : NoFlags {
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const { return MulWrap(d, a, b); }
 };
 // (a - b)^2 in the result dtype: each step rounded (floats) or wrapped (ints).
+// Valid lane types: integers, float32, float64.
 struct SquaredDifferenceOp : NoFlags {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     const V diff = hn::Sub(a, b);
     return MulWrap(d, diff, diff);
+  }
+};
+
+// float16/bfloat16: the difference is rounded to T before it is squared, so
+// the result is (x1 - x2) ** 2 computed in T (two roundings), as NumPy's
+// square(subtract(x1, x2)).
+template <typename T>
+struct RoundedSquaredDifferenceOp : NoFlags {
+  template <typename S> using Compute = float;
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
+    const hn::Rebind<T, D> dt;
+    const V diff = Widen(d, Narrow(dt, d, hn::Sub(a, b)));
+    return hn::Mul(diff, diff);
   }
 };
 
@@ -98,8 +112,12 @@ void FillArithmetic(KernelTable& t) {
   SetLoopsFor<AddOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kAdd);
   SetLoopsFor<SubtractOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kSubtract);
   SetLoopsFor<MultiplyOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kMultiply);
-  SetLoopsFor<SquaredDifferenceOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(
+  SetLoopsFor<SquaredDifferenceOp, false, ELTWISE_INT_TYPES, float, double>(
       t, OpId::kSquaredDifference);
+  SetLoops<RoundedSquaredDifferenceOp<hwy::float16_t>, hwy::float16_t, hwy::float16_t>(
+      t, OpId::kSquaredDifference, DType::kF16);
+  SetLoops<RoundedSquaredDifferenceOp<hwy::bfloat16_t>, hwy::bfloat16_t, hwy::bfloat16_t>(
+      t, OpId::kSquaredDifference, DType::kBF16);
   SetLoopsFor<MaximumOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kMaximum);
   SetLoopsFor<MinimumOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kMinimum);
   SetLoopsFor<BitwiseAndOp, false, ELTWISE_INT_TYPES>(t, OpId::kBitwiseAnd);

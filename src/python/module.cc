@@ -272,6 +272,48 @@ bool AnyNegative(PyArrayObject* a) {
   return false;
 }
 
+// Which operand (0 or 1) is the int64 of an int64/uint64 comparison; -1 if
+// the call is not one.
+int MixedSignOperand(OpId op, PyArray_Descr* forced, const Weak* weak, const DType* dt) {
+  if (op < OpId::kEqual || forced || weak[0] != Weak::kNone || weak[1] != Weak::kNone) return -1;
+  if (dt[0] == DType::kI64 && dt[1] == DType::kU64) return 0;
+  if (dt[0] == DType::kU64 && dt[1] == DType::kI64) return 1;
+  return -1;
+}
+
+// `result` holds the comparison of both operands' bits as uint64. Where the
+// int64 operand (index `s`: `bits`, holding it as uint64, and `layout`, its
+// broadcast strides) is negative, it is smaller than any uint64: the answer
+// is then known, whatever the bits said.
+bool FixMixedSignCompare(OpId op, int s, PyArrayObject* bits, const Layout& layout,
+                         PyArrayObject* result) {
+  npy_intp dims[kMaxDims], strides[kMaxDims];
+  for (int i = 0; i < layout.ndim; ++i) dims[i] = PyArray_DIM(result, i), strides[i] = layout.strides[i];
+  Ref view(PyArray_NewFromDescr(&PyArray_Type, PyArray_DescrFromType(NPY_INT64), layout.ndim,
+                                dims, strides, PyArray_DATA(bits), 0, nullptr));
+  if (!view) return false;
+  Py_INCREF(bits);
+  if (PyArray_SetBaseObject(view.arr(), reinterpret_cast<PyObject*>(bits)) < 0) return false;
+  Ref zero(PyLong_FromLong(0));
+  Ref negative(PyObject_RichCompare(view.get(), zero.get(), Py_LT));
+  if (!negative) return false;
+  // Negative x1 makes x1 < x2 true; negative x2 makes x1 > x2 true.
+  const bool first = s == 0;
+  const bool becomes_true = op == OpId::kNotEqual ||
+                            (first ? (op == OpId::kLess || op == OpId::kLessEqual)
+                                   : (op == OpId::kGreater || op == OpId::kGreaterEqual));
+  PyObject* r = reinterpret_cast<PyObject*>(result);
+  Ref fixed;
+  if (becomes_true) {
+    fixed.reset(PyNumber_InPlaceOr(r, negative.get()));
+  } else {
+    Ref keep(PyNumber_Invert(negative.get()));
+    if (!keep) return false;
+    fixed.reset(PyNumber_InPlaceAnd(r, keep.get()));
+  }
+  return static_cast<bool>(fixed);
+}
+
 // ---------------------------------------------------------------------------
 // Memory overlap: `out` may be, or overlap, an input. An input read through
 // exactly the same addresses as out is safe (each element is read before it
@@ -379,6 +421,11 @@ PyObject* BinaryCall(const FunctionInfo& f, PyObject* const* args, Py_ssize_t na
   }
   OpId op = f.op;
   if (op == OpId::kDivide && IsInteger(compute) && opt.pythondiv) op = OpId::kFloorDivide;
+  // int64 against uint64 compares exactly, as NumPy 2 does (their common type,
+  // float64, would round): compare the bits as uint64, then fix the lanes
+  // where the signed operand is negative (see FixMixedSignCompare).
+  const int mixed_signed = MixedSignOperand(op, opt.dtype, weak, dt);
+  if (mixed_signed >= 0) compute = DType::kU64;
 
   // Operands in the compute dtype, aligned and native (copies only if not).
   PyArray_Descr* cdescr = DescrOf(compute);
@@ -445,6 +492,7 @@ PyObject* BinaryCall(const FunctionInfo& f, PyObject* const* args, Py_ssize_t na
   bool direct = out && PyArray_EquivTypes(PyArray_DESCR(out), rdescr) && PyArray_ISALIGNED(out) &&
                 PyArray_ISNOTSWAPPED(out);
   if (direct && DividesIntegers(op) && IsInteger(compute) && DivideRaises()) direct = false;
+  if (mixed_signed >= 0) direct = false;
   Ref target;
   if (direct) {
     bool copied = false;
@@ -482,6 +530,11 @@ PyObject* BinaryCall(const FunctionInfo& f, PyObject* const* args, Py_ssize_t na
   }
 
   if ((flags & kFlagDivideByZero) && !ReportDivideByZero(f)) return nullptr;
+  if (mixed_signed >= 0 &&
+      !FixMixedSignCompare(op, mixed_signed, arr[mixed_signed].arr(), mixed_signed == 0 ? la : lb,
+                           target.arr())) {
+    return nullptr;
+  }
   if (out) {
     if (!direct && PyArray_CopyInto(out, target.arr()) < 0) {
       return nullptr;
@@ -534,8 +587,12 @@ std::string ConfigText() {
 }
 
 void SetTarget(py::object name) {
+  if (!name.is_none() && !py::isinstance<py::str>(name)) {
+    throw py::type_error("eltwise.set_target: name must be a str or None, got " +
+                         std::string(py::str(py::type::of(name).attr("__name__"))));
+  }
   const std::string n = name.is_none() ? std::string() : name.cast<std::string>();
-  if (!SelectTarget(n)) {
+  if ((!name.is_none() && n.empty()) || !SelectTarget(n)) {
     std::string list;
     for (const std::string& t : AvailableTargets()) list += (list.empty() ? "" : ", ") + t;
     throw py::value_error("eltwise.set_target: unknown or unsupported target '" + n +

@@ -1,0 +1,58 @@
+"""Fixtures for the eltwise tests: SIMD targets, dtypes and helpers."""
+
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import eltwise  # noqa: E402
+
+# When a hypothesis test fails, hypothesis' pytest plugin imports its patch writer,
+# which imports libcst, which emits a DeprecationWarning (mypy_extensions.TypedDict);
+# under filterwarnings=error that aborts the whole session with INTERNALERROR. Import
+# it here once, with that warning ignored, so a failing property test just fails.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    try:
+        import hypothesis.extra._patching  # noqa: F401
+    except Exception:  # noqa: BLE001 - optional (needs libcst); private module
+        pass
+
+from ew_helpers import ALL_DTYPES, dtype_id  # noqa: E402
+
+TARGETS = list(eltwise.get_targets())
+
+
+@pytest.fixture(params=TARGETS)
+def target(request):
+    """Runs the test once per SIMD target this CPU supports, then restores the best."""
+    eltwise.set_target(request.param)
+    try:
+        yield request.param
+    finally:
+        eltwise.set_target(None)
+
+
+@pytest.fixture(params=ALL_DTYPES, ids=dtype_id)
+def dtype(request):
+    return request.param
+
+
+@pytest.fixture
+def rng(request):
+    """A generator seeded from the test's id, so every test is reproducible."""
+    seed = sum(ord(c) * (i + 1) for i, c in enumerate(request.node.nodeid)) % (2**32)
+    return np.random.default_rng(seed)
+
+
+@pytest.fixture(autouse=True)
+def _restore_runtime():
+    """Every test starts and ends with the best target and the default thread count."""
+    threads = eltwise.get_num_threads()
+    yield
+    eltwise.set_target(None)
+    eltwise.set_num_threads(threads)

@@ -1,0 +1,466 @@
+"""Every op x every dtype x every SIMD target, against NumPy (bit-exact).
+
+Lengths 1, 7, 33 and 257 exercise the SIMD bodies and tails; every inner-loop kind
+(contiguous/contiguous, scalar/contiguous, contiguous/scalar, strided) is used.
+"""
+
+import itertools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import eltwise
+from ew_helpers import (
+    ALL_DTYPES, ALL_OPS, BF16, BITWISE_OPS, BOOL_RESULT_OPS, COMPARISON_OPS, FLOAT_DTYPES,
+    HALF_DTYPES, INT_DIV_OPS, INTEGER_DTYPES, LOGICAL_OPS, NO_BOOL_OPS, assert_same,
+    dtype_id, edge_values, expected_error, grid_operands, is_float, is_int, operands,
+    c99_pow_special, power_exponents, reference, result_dtype, ulp_for, value_pool, zero_tie_mask,
+)
+
+LENGTHS = [1, 7, 33, 257]
+
+
+def call(name, x1, x2, **kw):
+    # Integer division by zero is reported (tested in test_divide.py); silence it here.
+    with np.errstate(divide="ignore"):
+        return getattr(eltwise, name)(x1, x2, **kw)
+
+
+def check(name, x1, x2, **kw):
+    rt = result_dtype(x1, x2, kw.get("dtype"))
+    exp_err = expected_error(name, rt)
+    if exp_err is not None:
+        with pytest.raises(exp_err):
+            call(name, x1, x2, **kw)
+        return
+    got = call(name, x1, x2, **kw)
+    exp = reference(name, x1, x2, **kw)
+    assert_same(got, exp, ulp=ulp_for(name, rt), inputs=(x1, x2),
+                zero_sign_free=zero_tie_mask(name, x1, x2))
+
+
+def layouts(a, b):
+    """(label, x1, x2) for every inner-loop kind."""
+    n = len(a)
+    a2 = np.empty(2 * n, a.dtype)
+    a2[::2] = a
+    b3 = np.empty(3 * n, b.dtype)
+    b3[::3] = b
+    yield "contig", a, b
+    yield "scalar-left", a[:1], b
+    yield "scalar-right", a, b[:1]
+    yield "numpy-scalar-left", a[0], b
+    yield "numpy-scalar-right", a, b[-1]
+    yield "strided", a2[::2], b3[::3]
+    yield "reversed", a[::-1], b
+    yield "zero-stride", np.broadcast_to(a[:1], (n,)), b[::-1]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_op_dtype_target(name, dtype, target, rng):
+    a, b = grid_operands(name, dtype)
+    check(name, a, b)
+    if expected_error(name, dtype) is not None:
+        return
+    for n in LENGTHS:
+        a, b = operands(name, dtype, n, rng)
+        for label, x1, x2 in layouts(a, b):
+            try:
+                check(name, x1, x2)
+            except Exception as e:
+                raise AssertionError(f"{name} {dtype} n={n} layout={label} target={target}: "
+                                     f"{type(e).__name__}: {e}") from e
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_layouts(name, dtype, rng):
+    """Transposed, 2-d strided, negative strides, 0-d, empty, byte-swapped, unaligned,
+    Fortran order, Python scalars and lists."""
+    if expected_error(name, dtype) is not None:
+        a, b = operands("add", dtype, 4, rng)
+        with pytest.raises(TypeError):
+            call(name, a, b)
+        return
+    a, b = operands(name, dtype, 60, rng)
+    A, B = a.reshape(6, 10), b.reshape(6, 10)
+    cases = [
+        ("transposed", A.T, B.T),
+        ("transposed-vs-contig", A.T, np.ascontiguousarray(B.T)),
+        ("fortran", np.asfortranarray(A), B),
+        ("2d-strided", A[::2, ::3], B[1::2, ::-3]),
+        ("2d-negative", A[::-1, ::-1], B),
+        ("col-broadcast", A, B[:, :1]),
+        ("row-broadcast", A[:1, :], B),
+        ("outer", a[:7, None], b[None, :9]),
+        ("0d-0d", np.array(a[0]), np.array(b[0])),
+        ("0d-array", np.array(a[0]), B),
+        ("array-0d", A, np.array(b[0])),
+        ("numpy-scalars", a[0], b[0]),
+        ("empty", a[:0], b[:0]),
+        ("empty-broadcast", A[:0], b[:10]),
+        ("empty-3x0", np.ones((3, 0), dtype), np.ones((3, 0), dtype)),
+        ("empty-1x0-vs-3x1", np.ones((1, 0), dtype), np.ones((3, 1), dtype)),
+        ("3d", a.reshape(3, 4, 5), b.reshape(3, 4, 5)[:, ::-1, :]),
+    ]
+    if dtype.itemsize > 1 and dtype != BF16:
+        sw = dtype.newbyteorder("S")
+        cases.append(("byteswapped", a.astype(sw), b))
+        cases.append(("byteswapped-both", a.astype(sw), b.astype(sw)))
+    if dtype.itemsize > 1:
+        buf = np.zeros(len(a) * dtype.itemsize + 1, np.uint8)
+        ua = buf[1:].view(dtype)
+        ua[...] = a
+        assert not ua.flags.aligned
+        cases.append(("unaligned", ua, b))
+    for label, x1, x2 in cases:
+        try:
+            check(name, x1, x2)
+        except Exception as e:
+            raise AssertionError(f"{name} {dtype} layout={label}: {type(e).__name__}: {e}") from e
+
+
+PY_SCALARS = [0, 1, -1, 3, 100, 2.5, -0.0, True, False, float("inf"), float("nan")]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_python_scalars(name, dtype, rng):
+    """Python scalars on either side are weak (NEP 50): the array's dtype wins."""
+    a, _ = operands(name, dtype, 33, rng)
+    a_nonneg = (a.astype(np.int64) % 50).astype(dtype) if is_int(dtype) else a
+    for s in PY_SCALARS:
+        if isinstance(s, float) and not is_float(dtype):
+            continue  # int array with a Python float: see test_mixed_python_float
+        if isinstance(s, float) and dtype == BF16:
+            continue  # see test_bfloat16_with_python_scalar
+        if isinstance(s, int) and not isinstance(s, bool):
+            if dtype == np.bool_:
+                continue  # bool array with a Python int -> int64: see below
+            if is_int(dtype) and not np.iinfo(dtype).min <= s <= np.iinfo(dtype).max:
+                continue
+        if name == "power" and is_int(dtype) and s < 0:
+            continue
+        for x1, x2 in ((a, s), (s, a_nonneg if name == "power" else a)):
+            rt = result_dtype(x1, x2)
+            assert rt == dtype
+            try:
+                check(name, x1, x2)
+            except AssertionError as e:
+                raise AssertionError(f"{name}({x1!r:.60}, {x2!r:.60}): {e}") from None
+
+
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_bool_with_python_int_and_lists(name):
+    x = np.array([True, False, True])
+    for x1, x2 in [(x, 2), (3, x), ([1, 2, 3], [4, 5, 6]), ([1.5, 2.0], [2, 4]), (x, [True, True, False]),
+                   ([[1], [2]], [3, 4, 5])]:
+        if name == "power" and not isinstance(x2, int) and np.any(np.asarray(x2) < 0):
+            continue
+        check(name, x1, x2)
+
+
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_two_python_scalars(name):
+    """Both operands scalars: a NumPy scalar comes back, dtype as numpy.result_type."""
+    for x1, x2 in [(7, 2), (7.5, 2), (-7, 2.0), (True, 3), (3, True), (True, False),
+                   (np.float32(3), 2), (np.int8(-5), 3), (np.uint8(250), 10)]:
+        rt = result_dtype(x1, x2)
+        if expected_error(name, rt):
+            with pytest.raises(TypeError):
+                call(name, x1, x2)
+            continue
+        got = call(name, x1, x2)
+        assert isinstance(got, np.generic), (name, x1, x2, type(got))
+        assert_same(got, reference(name, x1, x2))
+
+
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_mixed_dtypes(name, rng):
+    """Every pair of dtypes promotes as numpy.result_type (bfloat16 as ml_dtypes)."""
+    n = 33
+    for d1, d2 in itertools.product(ALL_DTYPES, repeat=2):
+        a, _ = operands(name, d1, n, rng)
+        b, _ = operands(name, d2, n, rng)
+        try:
+            rt = np.result_type(d1, d2)
+        except TypeError:
+            # no common dtype (bfloat16 with float16 or >8-bit integers, as ml_dtypes)
+            with pytest.raises(TypeError):
+                call(name, a, b)
+            continue
+        if name == "power" and is_int(rt):
+            b = np.abs(b.astype(np.float64) % 17).astype(d2)
+        if expected_error(name, rt):
+            with pytest.raises(expected_error(name, rt)):
+                call(name, a, b)
+            continue
+        try:
+            check(name, a, b)
+        except AssertionError as e:
+            raise AssertionError(f"{name} {d1} with {d2} -> {rt}: {e}") from None
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_mixed_python_float(name, dtype, rng):
+    """An integer array with a Python float computes in float64 (NumPy 2)."""
+    a, _ = operands("add", dtype, 20, rng)
+    if name == "power":
+        a = np.abs(a.astype(np.float64) % 9).astype(dtype)
+    for x1, x2 in ((a, 2.5), (-1.5, a)):
+        assert result_dtype(x1, x2) == np.float64
+        check(name, x1, x2)
+
+
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_int64_uint64_mixed(name):
+    """int64 with uint64: numpy.result_type is float64; comparisons are exact in NumPy 2."""
+    a = np.array([2**63 - 1, -1, 0, -(2**63), 5, 2**53 + 1], np.int64)
+    b = np.array([2**63 - 1, 2**64 - 1, 0, 2**63, 5, 2**53], np.uint64)
+    if name == "power":
+        b = np.array([1, 2, 0, 3, 4, 1], np.uint64)
+    check(name, a, b)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", BOOL_RESULT_OPS)
+def test_bool_result_for_every_dtype(name, dtype, rng):
+    a, b = operands(name, dtype, 40, rng)
+    got = getattr(eltwise, name)(a, b)
+    assert got.dtype == np.bool_
+    assert_same(got, reference(name, a, b))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_nan_comparisons(dtype):
+    nan = np.array([np.nan] * 3, dtype)
+    x = np.array([np.nan, 1.0, np.inf], dtype)
+    for name in COMPARISON_OPS:
+        got = getattr(eltwise, name)(nan, x)
+        want = name == "not_equal"
+        assert got.tolist() == [want] * 3, name
+        got = getattr(eltwise, name)(x, nan)
+        assert got.tolist() == [want] * 3, name
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_logical_truthiness_of_floats(dtype, target):
+    """NaN is truthy, -0.0 is falsy."""
+    x = np.array([np.nan, -0.0, 0.0, np.inf, 1e-7, np.nan, -0.0], dtype)
+    y = np.array([1.0, 1.0, 1.0, 0.0, -0.0, np.nan, -0.0], dtype)
+    assert eltwise.logical_and(x, y).tolist() == [True, False, False, False, False, True, False]
+    assert eltwise.logical_or(x, y).tolist() == [True, True, True, True, True, True, False]
+    assert eltwise.logical_xor(x, y).tolist() == [False, True, True, True, True, False, False]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_max_min_nan_propagates(name, dtype, target):
+    x = np.array([np.nan, 1.0, np.nan, -np.inf, np.nan] * 9, dtype)
+    y = np.array([1.0, np.nan, np.nan, np.nan, -np.inf] * 9, dtype)
+    got = getattr(eltwise, name)(x, y)
+    assert np.isnan(got.astype(np.float32)).all()
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_max_min_signed_zero_ties(name, dtype, target):
+    """-0.0 vs 0.0 ties: the first operand wins (SPEC §4 and the operation-set issue), for
+    every loop kind. NumPy on x86 returns the second operand for float32/float64 (the
+    maxps rule) and ml_dtypes for bfloat16; eltwise knowingly differs there, so the
+    expectation is NumPy's result with every tie replaced by x1."""
+    for n in (1, 7, 33, 257):
+        x = np.zeros(n, dtype)
+        x[::2] = -0.0
+        y = np.zeros(n, dtype)
+        y[1::2] = -0.0
+        for x1, x2 in [(x, y), (y, x), (x, dtype.type(0.0)), (x, dtype.type(-0.0)),
+                       (dtype.type(0.0), x), (dtype.type(-0.0), x)]:
+            got = getattr(eltwise, name)(x1, x2)
+            exp = np.array(reference(name, x1, x2))
+            first = np.broadcast_to(np.asarray(x1, dtype), exp.shape)
+            ties = np.asarray(np.asarray(x1, dtype) == np.asarray(x2, dtype))
+            exp[np.broadcast_to(ties, exp.shape)] = first[np.broadcast_to(ties, exp.shape)]
+            assert np.signbit(got[...] if got.ndim else got).tolist() == np.signbit(first).tolist()
+            assert_same(got, exp.reshape(np.shape(got)) if np.ndim(got) else exp[()],
+                        inputs=(x1, x2))
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=dtype_id)
+def test_integer_wraparound(dtype, target):
+    ii = np.iinfo(dtype)
+    mx = np.full(33, ii.max, dtype)
+    mn = np.full(33, ii.min, dtype)
+    one = np.ones(33, dtype)
+    assert (eltwise.add(mx, one) == mn).all()
+    assert (eltwise.subtract(mn, one) == mx).all()
+    assert_same(eltwise.multiply(mx, mx), reference("multiply", mx, mx))
+    assert_same(eltwise.squared_difference(mx, mn), reference("squared_difference", mx, mn))
+    two = np.full(33, 2, dtype)
+    e = np.full(33, 8 * dtype.itemsize, dtype)
+    assert (eltwise.power(two, e) == 0).all()
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=dtype_id)
+def test_integer_power_exact(dtype, target, rng):
+    """Exhaustive small bases x exponents, plus 0**0 == 1."""
+    bases = value_pool(dtype, rng)
+    exps = power_exponents(dtype)
+    a = np.repeat(bases, len(exps))
+    b = np.tile(exps, len(bases))
+    assert_same(eltwise.power(a, b), reference("power", a, b), inputs=(a, b))
+    z = np.zeros(9, dtype)
+    assert (eltwise.power(z, z) == 1).all()
+    assert eltwise.power(dtype.type(0), dtype.type(0)) == 1
+
+
+def _c99_special(x, y):
+    if np.isnan(x) or np.isnan(y) or y == 0 or x == 1:
+        return True
+    if x == 0 or np.isinf(x) or np.isinf(y):
+        return True
+    if x < 0 and y != np.floor(y):
+        return True
+    return False
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_power_c99_special_cases(dtype, target):
+    """C99 Annex F pow special cases are exact: pow(x, +-0) == 1 even for NaN,
+    pow(1, y) == 1 even for NaN, pow(-1, +-inf) == 1, zeros and infinities."""
+    xs = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 0.5, -0.5, 2.0, -2.0, 3.7, -3.7]
+    ys = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5, 2.5, -2.5, np.inf, -np.inf,
+          np.nan]
+    pairs = [(x, y) for x in xs for y in ys if _c99_special(x, y)]
+    a = np.array([p[0] for p in pairs], dtype)
+    b = np.array([p[1] for p in pairs], dtype)
+    got = eltwise.power(a, b)
+    assert_same(got, reference("power", a, b), inputs=(a, b))
+    ones = got[(b.astype(np.float64) == 0) | (a.astype(np.float64) == 1)]
+    assert (ones.astype(np.float64) == 1).all()
+    mask, value = c99_pow_special(a, b)
+    assert mask.all()
+    assert_same(got, value.astype(dtype), inputs=(a, b))
+    # element by element through the scalar path too
+    for x, y in pairs:
+        assert_same(eltwise.power(dtype.type(x), dtype.type(y)),
+                    reference("power", dtype.type(x), dtype.type(y)))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_power_accuracy(dtype, target, rng):
+    """Random floats: within 1 ULP of numpy.power."""
+    n = 4000
+    a = np.abs(rng.standard_normal(n) * 4).astype(dtype)
+    b = (rng.standard_normal(n) * 6).astype(dtype)
+    assert_same(eltwise.power(a, b), reference("power", a, b), ulp=1, inputs=(a, b))
+    a = (-rng.integers(1, 20, n)).astype(dtype)
+    b = rng.integers(-12, 12, n).astype(dtype)
+    assert_same(eltwise.power(a, b), reference("power", a, b), ulp=1, inputs=(a, b))
+
+
+def _all_half_values(dtype):
+    return np.arange(2**16, dtype=np.uint32).astype(np.uint16).view(dtype)
+
+
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "floor_divide",
+                                  "mod", "fmod", "maximum", "minimum", "squared_difference",
+                                  "power", "equal", "less", "greater_equal"])
+def test_half_exhaustive(name, dtype, target):
+    """Every float16/bfloat16 bit pattern against a few partners: rounding to nearest
+    even, subnormals, infinities and NaNs through the conversions of every target."""
+    allv = _all_half_values(dtype)
+    for y in [1.0, -1.5, 3.0, 0.1, 1e-3, 65504.0, 0.0, np.inf, np.nan]:
+        with np.errstate(all="ignore"):
+            yv = dtype.type(y)
+        for x1, x2 in ((allv, yv), (yv, allv)):
+            got = getattr(eltwise, name)(x1, x2)
+            exp = reference(name, x1, x2)
+            assert_same(got, exp, ulp=ulp_for(name, dtype), inputs=(x1, x2),
+                        zero_sign_free=zero_tie_mask(name, x1, x2))
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "divide", "maximum", "less"])
+def test_bfloat16_with_float32_is_float32(name, rng):
+    a = rng.standard_normal(50).astype(BF16)
+    b = rng.standard_normal(50).astype(np.float32)
+    for x1, x2 in ((a, b), (b, a)):
+        got = getattr(eltwise, name)(x1, x2)
+        exp = reference(name, x1, x2)
+        assert got.dtype == (np.bool_ if name == "less" else np.float32)
+        assert_same(got, exp)
+
+
+def test_bfloat16_with_python_scalar():
+    """bfloat16 with a Python int stays bfloat16; with a Python float NumPy+ml_dtypes
+    disagree with each other (result_type float64, ufunc float32), so accept any of
+    bfloat16 / float32 / float64 but require the values to match that dtype."""
+    a = np.array([1.0, 2.5, -3.0, 100.0], BF16)
+    got = eltwise.add(a, 3)
+    assert got.dtype == BF16
+    assert_same(got, reference("add", a, 3))
+    got = eltwise.multiply(a, 1.5)
+    assert got.dtype in (BF16, np.dtype(np.float32), np.dtype(np.float64))
+    assert_same(got, reference("multiply", a, 1.5, dtype=got.dtype))
+
+
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_dtype_keyword(name, rng):
+    """dtype= forces the computation and result dtype, as NumPy's dtype= does."""
+    a = rng.integers(-50, 50, 40).astype(np.int32)
+    b = rng.integers(1, 9, 40).astype(np.int32)
+    for dt in (np.float32, np.float64, np.int8, np.int16, np.int64, np.float16, BF16):
+        dt = np.dtype(dt)
+        if expected_error(name, dt):
+            with pytest.raises(TypeError):
+                call(name, a, b, dtype=dt)
+            continue
+        got = call(name, a, b, dtype=dt)
+        exp = reference(name, a, b, dtype=dt)
+        assert got.dtype == (np.bool_ if name in BOOL_RESULT_OPS else dt)
+        assert_same(got, exp, ulp=ulp_for(name, dt), inputs=(a, b))
+    # dtype given as a string
+    if expected_error(name, np.float64) is None:
+        got = call(name, a, b, dtype="float64")
+        assert_same(got, reference(name, a, b, dtype=np.float64), ulp=ulp_for(name, np.float64))
+
+
+@pytest.mark.parametrize("name", ["add", "divide", "power", "less"])
+def test_dtype_keyword_same_kind(name):
+    """Inputs must cast to dtype= under same_kind, as in NumPy: float64 -> int32 fails."""
+    a = np.ones(3)
+    with pytest.raises(TypeError):
+        getattr(eltwise, name)(a, a, dtype=np.int32)
+    got = getattr(eltwise, name)(a, a, dtype=np.float32)
+    assert got.dtype == (np.bool_ if name == "less" else np.float32)
+
+
+@pytest.mark.parametrize("name", ["squared_difference"])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + INTEGER_DTYPES, ids=dtype_id)
+def test_squared_difference(name, dtype, rng):
+    a, b = operands(name, dtype, 100, rng)
+    got = eltwise.squared_difference(a, b)
+    with np.errstate(all="ignore"):
+        exp = np.square(np.subtract(a, b))
+    assert_same(got, exp, inputs=(a, b))
+
+
+def test_array_likes_and_high_rank():
+    """Anything numpy.asarray takes: memoryviews, array.array, nested lists; rank up to 64."""
+    import array
+
+    assert_same(eltwise.add(memoryview(np.arange(3.0)), 1.0), np.arange(3.0) + 1.0)
+    assert_same(eltwise.add(array.array("d", [1, 2, 3]), 1.0), np.array([2.0, 3.0, 4.0]))
+    assert_same(eltwise.multiply([[1, 2], [3, 4]], [10, 20]), np.array([[10, 40], [30, 80]]))
+    a = np.arange(6.0).reshape((1,) * 40 + (2, 3))
+    b = np.arange(3.0).reshape((1,) * 20 + (3,))
+    assert_same(eltwise.add(a, b), a + b)
+    c = np.ones((1,) * 63 + (2,), np.float32)
+    assert_same(eltwise.subtract(c, np.float32(3)), c - np.float32(3))
+    ro = np.arange(5.0)
+    ro.flags.writeable = False
+    assert_same(eltwise.divide(ro, ro[::-1] + 1), ro / (ro[::-1] + 1))

@@ -1,0 +1,211 @@
+"""Threads (SPEC §6): results are identical for any thread count; large calls work
+from several Python threads at once; division-by-zero reporting is once per call."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import eltwise
+from ew_helpers import BF16, assert_same, reference
+
+N = 1_000_003
+
+CASES = [
+    ("add", np.float32), ("divide", np.float32), ("divide", np.int32), ("divide", np.int64),
+    ("floor_divide", np.float64), ("mod", np.int16), ("power", np.float32),
+    ("maximum", np.float16), ("squared_difference", BF16), ("multiply", np.uint8),
+    ("less_equal", np.float64), ("logical_xor", np.int8), ("bitwise_xor", np.uint64),
+    ("fmod", np.float32), ("power", np.int32),
+]
+
+
+def _operands(name, dtype, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind in "iu":
+        a = rng.integers(0 if dt.kind == "u" else -1000, 1000, shape).astype(dt)
+        b = rng.integers(1, 9 if name == "power" else 1000, shape).astype(dt)
+    else:
+        a = (rng.standard_normal(shape) * 10).astype(dt)
+        b = (rng.standard_normal(shape) * 3).astype(dt)
+        if name == "power":
+            a = np.abs(a)
+    return a, b
+
+
+@pytest.mark.parametrize("name,dtype", CASES, ids=[f"{n}-{np.dtype(d).name}" for n, d in CASES])
+def test_results_identical_for_any_thread_count(name, dtype):
+    a, b = _operands(name, dtype, N)
+    f = getattr(eltwise, name)
+    results = []
+    for threads in (1, 2, 3):
+        eltwise.set_num_threads(threads)
+        results.append(f(a, b))
+        results.append(f(a[-2::-2], b[1::2]))     # strided, negative
+        results.append(f(a, b[17]))              # scalar right
+    for r1, r2 in zip(results[:3], results[3:6]):
+        assert_same(r2, r1)
+    for r1, r3 in zip(results[:3], results[6:]):
+        assert_same(r3, r1)
+    exp = reference(name, a, b)
+    assert_same(results[0], exp, ulp=1 if name == "power" and np.dtype(dtype).kind == "f" else 0)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_broadcast_and_2d(threads):
+    eltwise.set_num_threads(threads)
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((1000, 1001)).astype(np.float32)
+    b = rng.standard_normal(1001).astype(np.float32)
+    c = rng.standard_normal((1000, 1)).astype(np.float32)
+    assert_same(eltwise.add(a, b), a + b)
+    assert_same(eltwise.multiply(a, c), a * c)
+    assert_same(eltwise.subtract(a.T, c.T), np.ascontiguousarray(a.T - c.T))
+    assert_same(eltwise.divide(c, b), c / b)
+    assert_same(eltwise.maximum(a[:-1:3, :-1:2], a[1::3, 1::2]), np.maximum(a[:-1:3, :-1:2], a[1::3, 1::2]))
+    d = rng.standard_normal((7, 300, 500)).astype(np.float64)
+    assert_same(eltwise.add(d, d[:, :1, :], broadcast="numpy"), d + d[:, :1, :])
+    assert_same(eltwise.add(d, d[0, :, 0].reshape(300, 1), broadcast="pdpd", axis=1),
+                d + d[0, :, 0].reshape(1, 300, 1))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_out_and_overlap(threads):
+    eltwise.set_num_threads(threads)
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(N).astype(np.float32)
+    exp = a[1:] + a[:-1]
+    eltwise.add(a[1:], a[:-1], out=a[1:])
+    assert_same(a[1:].copy(), exp)
+    b = rng.standard_normal(N).astype(np.float64)
+    exp = b + b[::-1]
+    eltwise.add(b, b[::-1], out=b)
+    assert_same(b, exp)
+    c = rng.integers(1, 100, N).astype(np.int32)
+    d = rng.integers(-5, 6, N).astype(np.int32)
+    d[d == 0] = 1
+    exp = np.floor_divide(c, d)
+    eltwise.divide(c, d, out=c)
+    assert_same(c, exp)
+    out = np.empty((N // 7 + 1) * 7 * 2, np.float32)[::2][:N]
+    r = eltwise.multiply(a, a, out=out)
+    assert r is out
+    assert_same(out.copy(), a * a)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_int_division_by_zero_reported_once(threads):
+    eltwise.set_num_threads(threads)
+    a = np.arange(N, dtype=np.int32)
+    b = np.ones(N, np.int32)
+    b[::1000] = 0
+    with pytest.warns(RuntimeWarning, match="divide by zero encountered in divide") as rec:
+        got = eltwise.divide(a, b)
+    assert len(rec) == 1
+    assert (got[::1000] == 0).all()
+    assert_same(got, np.where(b == 0, 0, a))
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError):
+            eltwise.mod(a, b)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_negative_power_raises_before_writing(threads):
+    eltwise.set_num_threads(threads)
+    a = np.full(N, 3, np.int64)
+    b = np.full(N, 2, np.int64)
+    b[N // 2] = -1
+    out = np.zeros(N, np.int64)
+    with pytest.raises(ValueError):
+        eltwise.power(a, b, out=out)
+    assert not out.any()
+
+
+def test_concurrent_python_threads():
+    """Several Python threads calling eltwise at once (the GIL is released for large
+    calls): every result correct."""
+    eltwise.set_num_threads(2)
+    rng = np.random.default_rng(3)
+    arrays = [(rng.standard_normal(400_000).astype(np.float32),
+               rng.standard_normal(400_000).astype(np.float32)) for _ in range(4)]
+    ints = [(rng.integers(-10**6, 10**6, 400_000).astype(np.int64),
+             rng.integers(1, 1000, 400_000).astype(np.int64)) for _ in range(4)]
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(5):
+                a, b = arrays[i]
+                assert_same(eltwise.divide(a, b), a / b)
+                x, y = ints[i]
+                assert_same(eltwise.divide(x, y, pythondiv=False), reference("divide", x, y, pythondiv=False))
+                assert_same(eltwise.power(np.abs(a), b), reference("power", np.abs(a), b), ulp=1)
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in ts)
+    assert not errors, errors[0]
+
+
+def test_gil_released_for_large_calls():
+    """While a large call runs, another Python thread makes progress at its full rate
+    (with the GIL held it could run for at most a switch interval or two)."""
+    import time
+
+    eltwise.set_num_threads(1)
+    a = np.random.default_rng(4).standard_normal(8_000_000) + 2.0
+    b = np.full(8_000_000, 1.5)
+    counter = [0]
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            counter[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        time.sleep(0.05)
+        c0 = counter[0]
+        time.sleep(0.2)
+        rate = (counter[0] - c0) / 0.2
+        spun, spent = 0, 0.0
+        for _ in range(4):
+            t0 = time.perf_counter()
+            c1 = counter[0]
+            eltwise.power(a, b)
+            c2 = counter[0]
+            spent += time.perf_counter() - t0
+            spun += c2 - c1
+    finally:
+        stop.set()
+        t.join()
+    assert spent > 0.04, "call too short to tell"
+    assert spun > 0.3 * rate * spent, (spun, rate, spent)
+
+
+def test_changing_thread_count_after_use_is_safe():
+    """Growing/shrinking the pool after it has run tasks must not run stale tasks
+    (run in a subprocess so that a crash is reported, not fatal to the session)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, eltwise\n"
+        "a = np.arange(300_000, dtype=np.float64)\n"
+        "exp = a * a\n"
+        "for n in [2, 3, 2, 1, 2, 4, 3, 2, 8, 2] * 5:\n"
+        "    eltwise.set_num_threads(n)\n"
+        "    assert eltwise.get_num_threads() == n\n"
+        "    assert (eltwise.multiply(a, a) == exp).all()\n"
+        "print('ok')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (
+        f"exit code {r.returncode} (negative = killed by signal): {r.stderr[-2000:]}")
