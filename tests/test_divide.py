@@ -10,7 +10,7 @@ import pytest
 import eltwise
 from ew_helpers import (
     BF16, DIV_WARN_NAME, FLOAT_DTYPES, INT_DIV_OPS, INT_DTYPES, INTEGER_DTYPES, UINT_DTYPES,
-    assert_same, dtype_id, edge_values, reference, trunc_divide,
+    assert_same, dtype_id, edge_values, random_values, reference, trunc_divide,
 )
 
 
@@ -376,3 +376,31 @@ def test_int_div_by_zero_scalar_and_broadcast_divisors(name, target):
             got = f(x1, x2)
         assert len(rec) == 1
         assert not np.asarray(got).any()
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.int64), np.dtype(np.uint64)], ids=dtype_id)
+@pytest.mark.parametrize("name,pythondiv", [("divide", True), ("divide", False),
+                                            ("floor_divide", True), ("mod", True), ("fmod", True)])
+def test_64bit_scalar_divisor(dtype, name, pythondiv, target, rng):
+    """A 64-bit scalar divisor goes through a precomputed multiply-high (Granlund-Montgomery):
+    every kind of divisor (powers of two, their neighbours, the 65-bit-magic cases, MIN,
+    -1, MAX) against every kind of dividend, bit-exact with NumPy."""
+    ii = np.iinfo(dtype)
+    a = np.concatenate([edge_values(dtype), random_values(dtype, 300, rng),
+                        np.array([ii.min, ii.max, ii.min + 1, ii.max - 1], dtype)])
+    divisors = {ii.max, ii.min, ii.max - 1, 1, 2, 3, 5, 6, 7, 10, 641, 2**32 - 1, 2**32 + 1,
+                2**62 + 1, 2**63 - 25}
+    for k in range(1, 63):
+        divisors.update({2**k - 1, 2**k, 2**k + 1})
+    if ii.min < 0:
+        divisors.update({-d for d in list(divisors) if -d >= ii.min} | {-1})
+    else:
+        divisors.update({2**63, 2**63 + 1, 2**64 - 1, 2**64 - 2})
+    divisors.update(int(v) for v in random_values(dtype, 40, rng) if v != 0)
+    divisors = {d for d in divisors if ii.min <= d <= ii.max and d != 0}
+    kw = {"pythondiv": pythondiv} if name == "divide" else {}
+    for d in sorted(divisors):
+        b = dtype.type(d)
+        got = getattr(eltwise, name)(a, b, **kw)
+        exp = reference(name, a, b, **kw)
+        assert_same(got, exp, inputs=(a, b))

@@ -33,21 +33,21 @@ HWY_INLINE hn::Vec<D> MulWrap(D d, hn::Vec<D> a, hn::Vec<D> b) {
 }
 
 // Valid lane types: all. Exact (floats: IEEE, rounded once).
-struct AddOp : NoFlags {
+struct AddOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Add(a, b); }
 };
-struct SubtractOp : NoFlags {
+struct SubtractOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Sub(a, b); }
 };
-struct MultiplyOp : NoFlags {
+struct MultiplyOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const { return MulWrap(d, a, b); }
 };
 // (a - b)^2 in the result dtype: each step rounded (floats) or wrapped (ints).
 // Valid lane types: integers, float32, float64.
-struct SquaredDifferenceOp : NoFlags {
+struct SquaredDifferenceOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     const V diff = hn::Sub(a, b);
@@ -59,7 +59,7 @@ struct SquaredDifferenceOp : NoFlags {
 // the result is (x1 - x2) ** 2 computed in T (two roundings), as NumPy's
 // square(subtract(x1, x2)).
 template <typename T>
-struct RoundedSquaredDifferenceOp : NoFlags {
+struct RoundedSquaredDifferenceOp : OpBase {
   template <typename S> using Compute = float;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     const hn::Rebind<T, D> dt;
@@ -70,7 +70,7 @@ struct RoundedSquaredDifferenceOp : NoFlags {
 
 // NaN propagates (a NaN first operand wins over a NaN second one); on ties,
 // -0.0 against 0.0 included, the first operand wins.
-struct MaximumOp : NoFlags {
+struct MaximumOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
@@ -81,7 +81,7 @@ struct MaximumOp : NoFlags {
     }
   }
 };
-struct MinimumOp : NoFlags {
+struct MinimumOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
@@ -94,15 +94,15 @@ struct MinimumOp : NoFlags {
 };
 
 // Valid lane types: integers and bool.
-struct BitwiseAndOp : NoFlags {
+struct BitwiseAndOp : OpBase {
   template <typename T> using Compute = T;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::And(a, b); }
 };
-struct BitwiseOrOp : NoFlags {
+struct BitwiseOrOp : OpBase {
   template <typename T> using Compute = T;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Or(a, b); }
 };
-struct BitwiseXorOp : NoFlags {
+struct BitwiseXorOp : OpBase {
   template <typename T> using Compute = T;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Xor(a, b); }
 };

@@ -14,21 +14,21 @@ namespace eltwise {
 namespace HWY_NAMESPACE {
 
 // Valid lane types: all. Each returns a mask that the loop stores as bool.
-struct EqualOp : NoFlags {
+struct EqualOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const { return hn::Eq(a, b); }
 };
-struct NotEqualOp : NoFlags {
+struct NotEqualOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const {
     return hn::Not(hn::Eq(a, b));  // Highway's Ne is ordered: false for NaN
   }
 };
-struct GreaterOp : NoFlags {
+struct GreaterOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const { return hn::Gt(a, b); }
 };
-struct GreaterEqualOp : NoFlags {
+struct GreaterEqualOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const {
     // Highway 1.0.3 has Ge/Le for floats only; integers have no NaN.
@@ -36,11 +36,11 @@ struct GreaterEqualOp : NoFlags {
     else return hn::Not(hn::Lt(a, b));
   }
 };
-struct LessOp : NoFlags {
+struct LessOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const { return hn::Lt(a, b); }
 };
-struct LessEqualOp : NoFlags {
+struct LessEqualOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const {
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) return hn::Le(a, b);
@@ -54,19 +54,19 @@ HWY_INLINE auto Truthy(D d, V v) {
   return hn::Not(hn::Eq(v, hn::Zero(d)));
 }
 
-struct LogicalAndOp : NoFlags {
+struct LogicalAndOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
     return hn::And(Truthy(d, a), Truthy(d, b));
   }
 };
-struct LogicalOrOp : NoFlags {
+struct LogicalOrOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
     return hn::Or(Truthy(d, a), Truthy(d, b));
   }
 };
-struct LogicalXorOp : NoFlags {
+struct LogicalXorOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
     return hn::Xor(Truthy(d, a), Truthy(d, b));

@@ -50,16 +50,90 @@ HWY_INLINE T DivideOne(T a, T b) {
   return kResult == Result::kQuotient ? q : r;
 }
 
+// A 64-bit unsigned divisor as multiply-high, shift and an optional add
+// (Granlund-Montgomery, in libdivide's formulation), so that a scalar
+// divisor costs a few multiplies per lane instead of a division.
+struct U64Divisor {
+  uint64_t magic = 0;
+  int shift = 0;
+  bool add = false;   // the 65-bit magic case: q = ((n - hi) / 2 + hi) >> shift
+  bool pow2 = false;  // d == 2^shift
+
+  explicit U64Divisor(uint64_t d) {
+    const int l = 63 - __builtin_clzll(d);
+    shift = l;
+    if ((d & (d - 1)) == 0) {
+      pow2 = true;
+      return;
+    }
+    const unsigned __int128 num = static_cast<unsigned __int128>(1) << (64 + l);
+    uint64_t m = static_cast<uint64_t>(num / d);
+    const uint64_t rem = static_cast<uint64_t>(num % d);
+    if (d - rem >= (uint64_t{1} << l)) {
+      m += m;
+      const uint64_t twice = rem + rem;
+      if (twice >= d || twice < rem) m += 1;
+      add = true;
+    }
+    magic = m + 1;
+  }
+};
+
+// Computes the high 64 bits of the 128-bit product a * b per u64 lane, from
+// four 32x32->64 multiplies (Highway 1.0.3 has no 64-bit MulHigh).
+template <class DU>
+HWY_INLINE hn::Vec<DU> MulHigh64(DU du, hn::Vec<DU> a, hn::Vec<DU> b) {
+  const hn::Repartition<uint32_t, DU> d32;
+  const auto lo32 = hn::Set(du, 0xFFFFFFFFull);
+  const auto a_hi = hn::ShiftRight<32>(a), b_hi = hn::ShiftRight<32>(b);
+  const auto ll = hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b));
+  const auto lh = hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b_hi));
+  const auto hl = hn::MulEven(hn::BitCast(d32, a_hi), hn::BitCast(d32, b));
+  const auto hh = hn::MulEven(hn::BitCast(d32, a_hi), hn::BitCast(d32, b_hi));
+  const auto mid = hn::Add(hn::Add(hn::ShiftRight<32>(ll), hn::And(lh, lo32)), hn::And(hl, lo32));
+  return hn::Add(hn::Add(hh, hn::ShiftRight<32>(lh)),
+                 hn::Add(hn::ShiftRight<32>(hl), hn::ShiftRight<32>(mid)));
+}
+
+// Computes n / d for u64 lanes with d's precomputed form.
+template <class DU>
+HWY_INLINE hn::Vec<DU> DivideU64(DU du, hn::Vec<DU> n, const U64Divisor& d) {
+  if (d.pow2) return hn::ShiftRightSame(n, d.shift);
+  const auto q = MulHigh64(du, n, hn::Set(du, d.magic));
+  if (!d.add) return hn::ShiftRightSame(q, d.shift);
+  const auto t = hn::Add(hn::ShiftRight<1>(hn::Sub(n, q)), q);
+  return hn::ShiftRightSame(t, d.shift);
+}
+
 // Integer quotient/remainder on compute lanes C (see IntDivCompute).
 template <Rounding kRound, Result kResult>
 struct IntDivide {
   template <typename T> using Compute = IntDivCompute<T>;
   mutable bool zero_divisor = false;
+  // A 64-bit scalar divisor, prepared once per call.
+  bool have_divisor = false;
+  bool divisor_negative = false;
+  U64Divisor divisor{1};
+
   int flags() const { return zero_divisor ? kFlagDivideByZero : 0; }
+
+  template <typename T>
+  void PrepareScalarSecond(T b) {
+    if constexpr (sizeof(T) == 8) {
+      if (b == 0) return;  // the general path reports and zeroes it
+      divisor_negative = b < 0;
+      const uint64_t mag = divisor_negative ? 0 - static_cast<uint64_t>(b) : static_cast<uint64_t>(b);
+      divisor = U64Divisor(mag);
+      have_divisor = true;
+    }
+  }
 
   template <class D, class V>
   HWY_INLINE V operator()(D d, V a, V b) const {
     using C = hn::TFromD<D>;
+    if constexpr (sizeof(C) == 8 && !std::is_same<C, double>::value && HWY_TARGET != HWY_SCALAR) {
+      if (have_divisor) return ByScalar(d, a, b);
+    }
     const auto b_zero = hn::Eq(b, hn::Zero(d));
     if (HWY_UNLIKELY(!hn::AllFalse(d, b_zero))) zero_divisor = true;
     if constexpr (sizeof(C) == 8 && !std::is_same<C, double>::value) {
@@ -79,6 +153,38 @@ struct IntDivide {
         const auto r = hn::Sub(fa, hn::Mul(q, fb));
         return FromFloat(d, hn::IfThenZeroElse(hn::RebindMask(df, b_zero), r));
       }
+    }
+  }
+
+  // 64-bit lanes by the prepared nonzero scalar divisor b: unsigned division
+  // of the magnitudes, then signs; MIN / -1 wraps to MIN on its own.
+  template <class D, class V>
+  HWY_INLINE V ByScalar(D d, V a, V b) const {
+    using C = hn::TFromD<D>;
+    const hn::RebindToUnsigned<D> du;
+    auto q = hn::BitCast(d, DivideU64(du, Magnitude(d, a), divisor));
+    if constexpr (std::is_signed<C>::value) {
+      const auto a_negative = hn::Lt(a, hn::Zero(d));
+      const auto flip = divisor_negative ? hn::Not(a_negative) : a_negative;
+      q = hn::IfThenElse(flip, hn::Sub(hn::Zero(d), q), q);
+    }
+    auto r = hn::Sub(a, hn::Mul(q, b));  // wrapping
+    if constexpr (kRound == Rounding::kFloor && std::is_signed<C>::value) {
+      const auto adjust = hn::AndNot(hn::Eq(r, hn::Zero(d)),
+                                     hn::Lt(hn::Xor(r, b), hn::Zero(d)));
+      q = hn::IfThenElse(adjust, hn::Sub(q, hn::Set(d, C{1})), q);
+      r = hn::IfThenElse(adjust, hn::Add(r, b), r);
+    }
+    return kResult == Result::kQuotient ? q : r;
+  }
+
+  template <class D, class V>
+  static HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> Magnitude(D d, V a) {
+    const hn::RebindToUnsigned<D> du;
+    if constexpr (std::is_signed<hn::TFromD<D>>::value) {
+      return hn::BitCast(du, hn::IfThenElse(hn::Lt(a, hn::Zero(d)), hn::Sub(hn::Zero(d), a), a));
+    } else {
+      return a;
     }
   }
 
@@ -124,10 +230,10 @@ HWY_INLINE F PyDivmod(F a, F b, F* modulus) {
 }
 
 // Valid lane types: float32/float64 (float16 and bfloat16 computed in float32).
-struct FloatTrueDivide : NoFlags {
+struct FloatTrueDivide : OpBase {
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Div(a, b); }
 };
-struct FloatFloorDivide : NoFlags {
+struct FloatFloorDivide : OpBase {
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     using F = hn::TFromD<D>;
     return PerLane(d, a, b, [](F x, F y) {
@@ -137,7 +243,7 @@ struct FloatFloorDivide : NoFlags {
     });
   }
 };
-struct FloatMod : NoFlags {
+struct FloatMod : OpBase {
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     using F = hn::TFromD<D>;
     return PerLane(d, a, b, [](F x, F y) {
@@ -148,7 +254,7 @@ struct FloatMod : NoFlags {
     });
   }
 };
-struct FloatFmod : NoFlags {
+struct FloatFmod : OpBase {
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     using F = hn::TFromD<D>;
     return PerLane(d, a, b, [](F x, F y) { return std::fmod(x, y); });

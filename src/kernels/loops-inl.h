@@ -247,6 +247,7 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
                                                  : OneOf<T>();
   for (size_t j = 0; j < kMaxLanes; ++j) splat[j] = s;
   const auto vs = Widen(dc, hn::LoadU(ds, splat));
+  if constexpr (kKind == LoopKind::kScalarSecond) op.PrepareScalarSecond(s);
 
   // Computes `count` < N elements from i through padded buffers.
   const auto partial = [&](size_t i, size_t count) {
@@ -287,9 +288,13 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   return op.flags();
 }
 
-// Base for ops that report nothing.
-struct NoFlags {
+// Base for ops: reports no flags, needs no preparation. An op may shadow
+// PrepareScalarSecond to precompute from the broadcast second operand (a
+// scalar divisor, say) before the loop runs.
+struct OpBase {
   int flags() const { return 0; }
+  template <typename T>
+  void PrepareScalarSecond(T) {}
 };
 
 // Puts the three loop kinds of Op on storage T (result storage O) into t.

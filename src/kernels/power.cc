@@ -80,7 +80,7 @@ HWY_INLINE T IntPow(T base, T exp) {
 }
 
 // Valid lane types: all numeric.
-struct PowerOp : NoFlags {
+struct PowerOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     using C = hn::TFromD<D>;
