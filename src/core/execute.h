@@ -22,7 +22,7 @@ struct ExecuteArgs {
 };
 
 // Bytes a call must move before it is split across threads.
-constexpr size_t kParallelBytes = size_t{1} << 21;
+constexpr size_t kParallelBytes = size_t{1} << 18;
 // Output bytes above which stores bypass the cache (larger than L2 + a share
 // of L3: the result would evict itself before anyone reads it).
 constexpr size_t kStreamBytes = size_t{1} << 23;

@@ -2,6 +2,7 @@
 #ifndef ELTWISE_CORE_THREAD_POOL_H_
 #define ELTWISE_CORE_THREAD_POOL_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -21,9 +22,9 @@ class ThreadPool {
   void SetThreads(int n);
   int threads() const { return threads_; }
 
-  // Runs task(ctx, i) for i in [0, count), count <= threads(), the caller
-  // taking i == 0; returns when all are done. If another caller is using
-  // the pool, runs every task on the calling thread instead.
+  // Runs task(ctx, i) for i in [0, count), the caller taking i == 0;
+  // returns when all are done. If another caller is using the pool, or
+  // count exceeds threads(), runs every task on the calling thread instead.
   void Run(int count, Task task, void* ctx);
 
   ~ThreadPool();
@@ -32,18 +33,26 @@ class ThreadPool {
   ThreadPool();
   void Stop();
   void WorkerLoop(int index, uint64_t seen);
+  // Waits (spinning first) until generation_ differs from `seen`; false when
+  // the pool is stopping.
+  bool AwaitCall(uint64_t seen);
 
   int threads_ = 1;
   std::vector<std::thread> workers_;
   std::mutex run_mutex_;  // one Run at a time
-  std::mutex mutex_;
-  std::condition_variable wake_, done_;
-  uint64_t generation_ = 0;
-  bool stopping_ = false;
-  int count_ = 0;
-  int pending_ = 0;
+
+  // A call: published by the release store to generation_.
   Task task_ = nullptr;
   void* ctx_ = nullptr;
+  int count_ = 0;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
+
+  // Sleeping workers, for wake-ups after a spin ran out.
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  int sleepers_ = 0;
+  std::atomic<bool> stopping_{false};
 };
 
 // The CPUs this process may run on.
