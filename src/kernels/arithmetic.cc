@@ -69,29 +69,23 @@ struct RoundedSquaredDifferenceOp : OpBase {
 };
 
 // NaN propagates (a NaN first operand wins over a NaN second one); on ties,
-// -0.0 against 0.0 included, the first operand wins.
-struct MaximumOp : OpBase {
+// -0.0 against 0.0 included, the first operand wins. kMax: maximum, else
+// minimum.
+template <bool kMax>
+struct ExtremumOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
-      const V r = hn::IfThenElse(hn::Or(hn::Lt(a, b), hn::IsNaN(b)), b, a);
+      const auto b_wins = kMax ? hn::Lt(a, b) : hn::Lt(b, a);
+      const V r = hn::IfThenElse(hn::Or(b_wins, hn::IsNaN(b)), b, a);
       return hn::IfThenElse(hn::IsNaN(a), a, r);
     } else {
-      return hn::Max(a, b);
+      return kMax ? hn::Max(a, b) : hn::Min(a, b);
     }
   }
 };
-struct MinimumOp : OpBase {
-  template <typename T> using Compute = Arith<T>;
-  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
-    if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
-      const V r = hn::IfThenElse(hn::Or(hn::Lt(b, a), hn::IsNaN(b)), b, a);
-      return hn::IfThenElse(hn::IsNaN(a), a, r);
-    } else {
-      return hn::Min(a, b);
-    }
-  }
-};
+using MaximumOp = ExtremumOp<true>;
+using MinimumOp = ExtremumOp<false>;
 
 // Valid lane types: integers and bool.
 struct BitwiseAndOp : OpBase {

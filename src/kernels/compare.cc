@@ -36,17 +36,14 @@ struct GreaterEqualOp : OpBase {
     else return hn::Not(hn::Lt(a, b));
   }
 };
-struct LessOp : OpBase {
+// a < b is b > a, and a <= b is b >= a.
+template <class Op>
+struct Swapped : OpBase {
   template <typename T> using Compute = Arith<T>;
-  template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const { return hn::Lt(a, b); }
+  template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const { return Op()(d, b, a); }
 };
-struct LessEqualOp : OpBase {
-  template <typename T> using Compute = Arith<T>;
-  template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const {
-    if constexpr (hwy::IsFloat<hn::TFromD<D>>()) return hn::Le(a, b);
-    else return hn::Not(hn::Gt(a, b));
-  }
-};
+using LessOp = Swapped<GreaterOp>;
+using LessEqualOp = Swapped<GreaterEqualOp>;
 
 // Nonzero, NaN included (Highway's Ne is ordered, so not Ne).
 template <class D, class V>
