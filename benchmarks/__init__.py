@@ -1,0 +1,1 @@
+"""eltwise's benchmark suite: ``python -m benchmarks --help`` (run from the repository root)."""

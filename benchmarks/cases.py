@@ -1,0 +1,291 @@
+"""What is measured: ops, dtypes, shapes, operands, and the NumPy reference for each cell.
+
+A *cell* is one (op, dtype, shape) combination. Every library in a cell computes the same
+thing on the same operands; the NumPy reference (``ml_dtypes`` arithmetic for bfloat16)
+decides whether eltwise's result is right.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import numpy as np
+
+try:
+    from ml_dtypes import bfloat16
+except ImportError:  # pragma: no cover - ml_dtypes is a dependency of eltwise
+    bfloat16 = None
+
+# ---------------------------------------------------------------------------- dtypes
+
+DTYPE_NAMES = ["float32", "float64", "float16", "bfloat16", "int8", "int32", "int64", "uint8"]
+
+
+def dtype_of(name: str) -> np.dtype:
+    """Returns the NumPy dtype for a name of DTYPE_NAMES."""
+    if name == "bfloat16":
+        if bfloat16 is None:
+            raise ValueError("bfloat16 needs ml_dtypes")
+        return np.dtype(bfloat16)
+    return np.dtype(name)
+
+
+def is_int(dt: np.dtype) -> bool:
+    return dt.kind in "iu"
+
+
+def is_float(dt: np.dtype) -> bool:
+    """True for float16/32/64 and bfloat16 (whose NumPy kind is "V")."""
+    return dt.kind == "f" or (bfloat16 is not None and dt == np.dtype(bfloat16))
+
+
+# ---------------------------------------------------------------------------- ops
+
+
+def trunc_divide(a, b):
+    """Integer division rounding toward zero (C, ONNX Div), from numpy.floor_divide."""
+    q = np.floor_divide(a, b)
+    fix = (np.multiply(q, b) != a) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
+    return q + fix.astype(q.dtype)
+
+
+@dataclasses.dataclass(frozen=True)
+class Op:
+    """One measured operation.
+
+    name: row label ("divide", "divide(floor)", "divide(trunc)", "multiply", ...).
+    func: the eltwise function name.
+    kwargs: extra keywords for eltwise (pythondiv).
+    reference: NumPy function giving the exact expected result.
+    numpy_timed: the NumPy function timed as NumPy's entry (differs from `reference`
+        only for truncating integer division, which NumPy lacks: it times floor_divide).
+    inputs: "general" (x2 never zero) or "power" (positive bases, small exponents).
+    scalar: the Python int used in the array-with-scalar case. An int, not a float, for
+        every dtype: NumPy with ml_dtypes gives float32 for bfloat16 op Python float, and
+        an int keeps every library in the array's dtype.
+    """
+
+    name: str
+    func: str
+    kwargs: dict
+    reference: Callable
+    numpy_timed: Callable
+    inputs: str
+    scalar: int
+    note: str = ""
+
+
+def ops_for(dt: np.dtype) -> list[Op]:
+    """Returns the ops measured for dtype `dt` (integers get both divide roundings)."""
+    out = []
+    if is_int(dt):
+        out.append(Op("divide(floor)", "divide", {"pythondiv": True}, np.floor_divide,
+                      np.floor_divide, "general", 3))
+        out.append(Op("divide(trunc)", "divide", {"pythondiv": False}, trunc_divide,
+                      np.floor_divide, "general", 3,
+                      note="NumPy has no truncating integer division: its time is "
+                           "numpy.floor_divide's"))
+    else:
+        out.append(Op("divide", "divide", {}, np.divide, np.divide, "general", 3))
+    out += [
+        Op("multiply", "multiply", {}, np.multiply, np.multiply, "general", 3),
+        Op("add", "add", {}, np.add, np.add, "general", 3),
+        Op("floor_divide", "floor_divide", {}, np.floor_divide, np.floor_divide, "general", 3),
+        Op("power", "power", {}, np.power, np.power, "power", 3),
+        Op("maximum", "maximum", {}, np.maximum, np.maximum, "general", 0),
+        Op("greater", "greater", {}, np.greater, np.greater, "general", 0),
+    ]
+    return out
+
+
+OP_BASE_NAMES = ["divide", "multiply", "add", "floor_divide", "power", "maximum", "greater"]
+
+# ---------------------------------------------------------------------------- shapes
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """One operand layout.
+
+    kind: column label. shape1/shape2: operand shapes (shape2 None: Python scalar).
+    make: "contig" | "scalar" | "strided" (both operands x[::2] of twice the size) |
+    "transposed" (x1 is a transposed C array, x2 C-contiguous).
+    eltwise_kwargs: broadcast/axis for eltwise. numpy_shape2: x2's shape as the peers
+    (NumPy broadcasting) see it.
+    """
+
+    kind: str
+    shape1: tuple
+    shape2: tuple | None
+    make: str = "contig"
+    eltwise_kwargs: dict = dataclasses.field(default_factory=dict)
+    numpy_shape2: tuple | None = None
+    sweep: bool = False  # part of the same-shape contiguous size sweep (plotted)
+
+    @property
+    def n_out(self) -> int:
+        return int(np.prod(self.shape1))
+
+    def describe(self) -> str:
+        s1 = "x".join(map(str, self.shape1))
+        if self.make == "scalar":
+            return f"{s1} op scalar"
+        if self.make == "strided":
+            return f"{s1} [::2] views"
+        if self.make == "transposed":
+            return f"{s1} .T op {s1}"
+        s2 = "x".join(map(str, self.shape2)) if self.shape2 else "()"
+        if self.eltwise_kwargs.get("broadcast") == "pdpd":
+            return f"{s1} op {s2} pdpd axis={self.eltwise_kwargs['axis']}"
+        return f"{s1} op {s2}"
+
+
+def _size_label(n: int) -> str:
+    if n < 1000:
+        return f"n={n}"
+    exp = int(np.floor(np.log10(n)))
+    mant = n / 10**exp
+    return f"n={mant:g}e{exp}" if mant != 1 else f"n=1e{exp}"
+
+
+def shapes(quick: bool) -> list[Shape]:
+    """Returns the shapes: the size sweep, then scalar, broadcasts, strided, transposed."""
+    if quick:
+        sizes = [10, 1000]
+        rows, cols = 30, 40
+        pdpd = ((2, 8, 5, 5), (8,))
+        n_big = 1000
+    else:
+        sizes = [10, 1000, 10**5, 10**6, 16 * 10**6]
+        rows, cols = 1000, 1000
+        pdpd = ((8, 64, 56, 56), (64,))
+        n_big = 10**6
+    out = [Shape(_size_label(n), (n,), (n,), sweep=True) for n in sizes]
+    out.append(Shape("scalar", (n_big,), None, make="scalar"))
+    out.append(Shape("row bcast", (rows, cols), (cols,)))
+    out.append(Shape("col bcast", (rows, cols), (rows, 1)))
+    c = pdpd[1][0]
+    out.append(Shape("pdpd axis=1", pdpd[0], pdpd[1],
+                     eltwise_kwargs={"broadcast": "pdpd", "axis": 1}, numpy_shape2=(1, c, 1, 1)))
+    out.append(Shape("strided", (n_big,), (n_big,), make="strided"))
+    out.append(Shape("transposed", (cols, rows), (cols, rows), make="transposed"))
+    return out
+
+
+# ---------------------------------------------------------------------------- operands
+
+
+def _draw(rng, dt: np.dtype, shape, purpose: str, which: int):
+    """Returns a C array: purpose "general" (x2 never 0 and never -1) or "power"."""
+    if is_int(dt):
+        info = np.iinfo(dt)
+        if purpose == "power":
+            hi = 10 if which == 1 else 3  # bases 0..10, exponents 0..3 (wrapping is exact)
+            return rng.integers(0, hi, size=shape, endpoint=True).astype(dt)
+        if which == 1:  # full range except MIN (MIN // -1 overflows in NumPy)
+            lo = int(info.min) + 1 if dt.kind == "i" else 0
+            return rng.integers(lo, int(info.max), size=shape, endpoint=True, dtype=dt)
+        hi = min(int(info.max), 1000)
+        mag = rng.integers(1 if dt.kind == "u" else 2, hi, size=shape, endpoint=True)
+        if dt.kind == "i":
+            mag = np.where(rng.random(size=shape) < 0.5, -mag, mag)
+        return mag.astype(dt)
+    if purpose == "power":
+        if which == 1:
+            return rng.uniform(0.5, 2.0, size=shape).astype(dt)
+        return rng.uniform(-3.0, 3.0, size=shape).astype(dt)
+    if which == 1:
+        return rng.uniform(-100.0, 100.0, size=shape).astype(dt)
+    x = rng.uniform(0.5, 10.0, size=shape)
+    return np.where(rng.random(size=shape) < 0.5, -x, x).astype(dt)
+
+
+@dataclasses.dataclass
+class Operands:
+    """Operands of one cell. x1/x2: what eltwise gets (x2 may be a Python int);
+    x2_np: x2 as NumPy and PyTorch get it (reshaped for pdpd; the same Python int);
+    x2_typed: x2 for the peers that want an array or a typed scalar (numexpr, ONNX
+    Runtime, OpenVINO): a NumPy scalar of the array's dtype in the scalar case."""
+
+    x1: object
+    x2: object
+    x2_np: object
+    x2_typed: object = None
+
+    def __post_init__(self):
+        if self.x2_typed is None:
+            self.x2_typed = self.x2_np
+
+
+def make_operands(rng, dt: np.dtype, shape: Shape, purpose: str, scalar) -> Operands:
+    """Builds the operands of `shape` for dtype `dt`."""
+    if shape.make == "scalar":
+        x1 = _draw(rng, dt, shape.shape1, purpose, 1)
+        return Operands(x1, scalar, scalar, dt.type(scalar))
+    if shape.make == "strided":
+        n = shape.shape1[0]
+        a = _draw(rng, dt, (2 * n,), purpose, 1)[::2]
+        b = _draw(rng, dt, (2 * n,), purpose, 2)[::2]
+        return Operands(a, b, b)
+    if shape.make == "transposed":
+        a = _draw(rng, dt, shape.shape1[::-1], purpose, 1).T
+        b = _draw(rng, dt, shape.shape2, purpose, 2)
+        return Operands(a, b, b)
+    a = _draw(rng, dt, shape.shape1, purpose, 1)
+    b = _draw(rng, dt, shape.shape2, purpose, 2)
+    b_np = b.reshape(shape.numpy_shape2) if shape.numpy_shape2 else b
+    return Operands(a, b, b_np)
+
+
+def nbytes_moved(ops: Operands, result) -> int:
+    """Bytes a kernel must move at least: read x1 + read x2 (once) + write the result."""
+    def nb(x):
+        return x.size * x.dtype.itemsize if isinstance(x, np.ndarray) else 0
+    return nb(ops.x1) + nb(ops.x2_np) + nb(np.asarray(result))
+
+
+# ---------------------------------------------------------------------------- checking
+
+
+def _spacing(x: np.ndarray) -> np.ndarray:
+    """Returns the ULP of each element of `x` in its own float dtype, as float64."""
+    if x.dtype.kind != "f":  # bfloat16: 8 significand bits, 16 fewer than float32
+        f = x.astype(np.float32)
+        return np.abs(np.spacing(f).astype(np.float64)) * 65536.0
+    return np.abs(np.spacing(x)).astype(np.float64)
+
+
+def compare(got, want, ulps: float = 0.0) -> tuple[str, str]:
+    """Compares `got` with `want`: returns (status, detail).
+
+    status "exact" (same dtype, shape and bits, NaNs equal), "close" (every element within
+    `ulps` ULPs of `want`), or "wrong".
+    """
+    got = np.asarray(got)
+    want = np.asarray(want)
+    if got.dtype != want.dtype:
+        return "wrong", f"dtype {got.dtype} != {want.dtype}"
+    if got.shape != want.shape:
+        return "wrong", f"shape {got.shape} != {want.shape}"
+    if got.dtype.kind == "b" or is_int(got.dtype):
+        eq = got == want
+    else:
+        view = np.dtype(f"u{got.dtype.itemsize}")
+        eq = got.view(view) == want.view(view)
+        nan = np.isnan(got.astype(np.float32) if got.dtype.itemsize == 2 else got)
+        eq |= nan & np.isnan(want.astype(np.float32) if want.dtype.itemsize == 2 else want)
+    if bool(np.all(eq)):
+        return "exact", ""
+    bad = int(eq.size - np.count_nonzero(eq))
+    idx = np.unravel_index(int(np.argmin(eq)), eq.shape) if eq.ndim else ()
+    where = tuple(int(i) for i in idx)
+    example = f"{bad} of {eq.size} differ, e.g. at {where}: {got[idx]!r} vs {want[idx]!r}"
+    if ulps > 0 and is_float(got.dtype):
+        g = got.astype(np.float64)
+        w = want.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            ok = (np.abs(g - w) <= ulps * _spacing(want)) | eq
+        if bool(np.all(ok)):
+            return "close", example
+    return "wrong", example

@@ -1,0 +1,107 @@
+"""Interleaved timing (medians) and the machine's copy roofline."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import statistics
+import time
+
+import numpy as np
+
+from eltwise._timing import per_call  # noqa: F401  (shared with the demo)
+
+
+@dataclasses.dataclass
+class Budget:
+    """How long to time. per_lib: seconds per library per cell; min_sample: shortest
+    timed batch of calls; min_rounds/max_rounds: bounds on the number of samples."""
+
+    per_lib: float = 0.12
+    min_sample: float = 1e-3
+    min_rounds: int = 5
+    max_rounds: int = 60
+
+
+FULL = Budget(per_lib=0.15)
+QUICK = Budget(per_lib=0.004, min_sample=1e-4, min_rounds=2, max_rounds=5)
+
+
+@dataclasses.dataclass
+class Timing:
+    median: float  # seconds per call
+    min: float
+    samples: int
+    calls_per_sample: int
+
+
+def interleaved(fns: dict, budget: Budget) -> dict:
+    """Times each callable of `fns` (name -> fn) in alternating rounds.
+
+    Each round runs every library's batch once, in an order that rotates between rounds,
+    so slow drifts of the machine (the other core busy, turbo, page cache) hit every
+    library alike. Returns name -> Timing (median and min of seconds per call).
+    """
+    names = list(fns)
+    est = {n: per_call(fns[n], budget.min_sample / 4) for n in names}
+    batch = {n: max(1, int(budget.min_sample / max(est[n], 1e-9))) for n in names}
+    round_cost = sum(batch[n] * est[n] for n in names)
+    rounds = int(budget.per_lib * len(names) / max(round_cost, 1e-9))
+    rounds = max(budget.min_rounds, min(budget.max_rounds, rounds))
+    samples = {n: [] for n in names}
+    for r in range(rounds):
+        k = r % len(names)
+        order = names[k:] + names[:k]
+        if r % 2:
+            order.reverse()
+        for n in order:
+            fn, reps = fns[n], batch[n]
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                fn()
+            samples[n].append((time.perf_counter() - t0) / reps)
+    return {n: Timing(statistics.median(samples[n]), min(samples[n]), rounds, batch[n])
+            for n in names}
+
+
+def roofline(quick: bool) -> dict:
+    """Measures copy bandwidth (np.copyto of float32 arrays), 1 thread and 2 threads.
+
+    Bytes counted: read source + write destination (2 x array size), the same convention
+    as the eltwise figures (read x1 + read x2 + write out). np.copyto releases the GIL,
+    so two Python threads each copying one half run in parallel.
+    """
+    nbytes = 64 * 2**20
+    n = nbytes // 4
+    src = np.random.default_rng(0).random(n, dtype=np.float32)
+    dst = np.empty_like(src)
+    dst.fill(0)
+    halves = [(dst[: n // 2], src[: n // 2]), (dst[n // 2:], src[n // 2:])]
+    reps = 3 if quick else 15  # 64 MiB even when quick: smaller fits in cache
+    out = {"array_bytes": nbytes, "bytes_per_copy": 2 * nbytes}
+
+    def one():
+        np.copyto(dst, src)
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        def two():
+            futs = [pool.submit(np.copyto, d, s) for d, s in halves]
+            for f in futs:
+                f.result()
+
+        two()
+        one()
+        t1, t2 = [], []
+        for _ in range(reps):  # interleaved, like everything else
+            t0 = time.perf_counter()
+            one()
+            t1.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            two()
+            t2.append(time.perf_counter() - t0)
+    for key, ts in (("1", t1), ("2", t2)):
+        med = statistics.median(ts)
+        out[f"threads_{key}"] = {"median_s": med, "min_s": min(ts),
+                                 "gbps": 2 * nbytes / med / 1e9,
+                                 "gbps_best": 2 * nbytes / min(ts) / 1e9}
+    return out
