@@ -53,15 +53,17 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
   return flags;
 }
 
-// A share of the work: units [begin, end), a unit being one chunk of an
-// inner run (rows are cut into chunks so a single long run splits too).
+// The work of one call: units [0, units), a unit being one chunk of an inner
+// run (rows are cut into chunks so a single long run splits too). Threads
+// claim `batch` units at a time until none are left.
 struct Work {
   const Plan* plan;
   const ExecuteArgs* args;
   int64_t chunk;           // elements per chunk
   int64_t chunks_per_row;
   int64_t units;
-  int tasks;
+  int64_t batch;
+  std::atomic<int64_t> next{0};
   std::atomic<int> flags{0};
 };
 
@@ -95,11 +97,13 @@ void RunUnits(Work& w, int64_t begin, int64_t end) {
   if (flags) w.flags.fetch_or(flags, std::memory_order_relaxed);
 }
 
-void RunTask(void* ctx, int index) {
+void RunTask(void* ctx) {
   Work& w = *static_cast<Work*>(ctx);
-  const int64_t per = (w.units + w.tasks - 1) / w.tasks;
-  const int64_t begin = std::min(w.units, per * index);
-  RunUnits(w, begin, std::min(w.units, begin + per));
+  for (;;) {
+    const int64_t begin = w.next.fetch_add(w.batch, std::memory_order_relaxed);
+    if (begin >= w.units) return;
+    RunUnits(w, begin, std::min(w.units, begin + w.batch));
+  }
 }
 
 }  // namespace
@@ -118,18 +122,18 @@ int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   // Chunks of at least 16K elements keep the per-chunk cost negligible.
   const int64_t rows = plan.size / n;
   w.chunk = n;
-  if (tasks > 1 && rows < 4 * tasks) {
-    const int64_t want = std::max<int64_t>(1, 4 * tasks / rows);
+  if (tasks > 1 && rows < 8 * tasks) {
+    const int64_t want = std::max<int64_t>(1, 8 * tasks / rows);
     w.chunk = std::max<int64_t>(16384, (n + want - 1) / want);
   }
   w.chunks_per_row = (n + w.chunk - 1) / w.chunk;
   w.units = rows * w.chunks_per_row;
-  w.tasks = static_cast<int>(std::min<int64_t>(tasks, w.units));
-  if (w.tasks <= 1) {
-    w.tasks = 1;
+  if (tasks <= 1 || w.units == 1) {
     RunUnits(w, 0, w.units);
   } else {
-    pool.Run(w.tasks, &RunTask, &w);
+    // Several claims per thread, so a late or slow thread costs little.
+    w.batch = std::max<int64_t>(1, w.units / (8 * tasks));
+    pool.Run(&RunTask, &w);
   }
   return w.flags.load(std::memory_order_relaxed);
 }

@@ -61,7 +61,7 @@ void ThreadPool::SetThreads(int n) {
   // Workers start from the current call count (no Run is in progress: we hold
   // run_mutex_), so none re-runs an old call or misses the next one.
   const uint64_t now = generation_.load();
-  for (int i = 1; i < n; ++i) workers_.emplace_back(&ThreadPool::WorkerLoop, this, i, now);
+  for (int i = 1; i < n; ++i) workers_.emplace_back(&ThreadPool::WorkerLoop, this, now);
 }
 
 bool ThreadPool::AwaitCall(uint64_t seen) {
@@ -81,34 +81,35 @@ bool ThreadPool::AwaitCall(uint64_t seen) {
   return !stopping_.load();
 }
 
-void ThreadPool::WorkerLoop(int index, uint64_t seen) {
+void ThreadPool::WorkerLoop(uint64_t seen) {
   for (;;) {
     if (!AwaitCall(seen)) return;
     seen = generation_.load(std::memory_order_acquire);
-    if (index < count_) {
-      task_(ctx_, index);
-      pending_.fetch_sub(1, std::memory_order_acq_rel);
-    }
+    // Join only while the call is open; the caller waits for inside_ == 0
+    // after closing it, so ctx_ outlives every thread that joined.
+    inside_.fetch_add(1);
+    if (open_.load()) task_(ctx_);
+    inside_.fetch_sub(1);
   }
 }
 
-void ThreadPool::Run(int count, Task task, void* ctx) {
+void ThreadPool::Run(Task task, void* ctx) {
   std::unique_lock<std::mutex> run_lock(run_mutex_, std::try_to_lock);
-  if (!run_lock.owns_lock() || count <= 1 || count > threads_) {
-    for (int i = 0; i < count; ++i) task(ctx, i);
+  if (!run_lock.owns_lock() || workers_.empty()) {
+    task(ctx);
     return;
   }
   task_ = task;
   ctx_ = ctx;
-  count_ = count;
-  pending_.store(count - 1, std::memory_order_relaxed);
+  open_.store(true);
   generation_.fetch_add(1, std::memory_order_release);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (sleepers_ > 0) wake_.notify_all();
   }
-  task(ctx, 0);
-  for (int i = 0; pending_.load(std::memory_order_acquire) != 0; ++i) {
+  task(ctx);
+  open_.store(false);
+  for (int i = 0; inside_.load() != 0; ++i) {
     if (i < 4096) ELTWISE_PAUSE(); else std::this_thread::yield();
   }
 }

@@ -13,7 +13,9 @@ namespace eltwise {
 
 class ThreadPool {
  public:
-  using Task = void (*)(void* ctx, int index);
+  // A call's work: every thread that joins runs task(ctx), which claims
+  // pieces of the work (an atomic counter in ctx) until none are left.
+  using Task = void (*)(void* ctx);
 
   // The process-wide pool.
   static ThreadPool& Get();
@@ -22,17 +24,19 @@ class ThreadPool {
   void SetThreads(int n);
   int threads() const { return threads_; }
 
-  // Runs task(ctx, i) for i in [0, count), the caller taking i == 0;
-  // returns when all are done. If another caller is using the pool, or
-  // count exceeds threads(), runs every task on the calling thread instead.
-  void Run(int count, Task task, void* ctx);
+  // Runs task(ctx) on the calling thread and on every worker that wakes in
+  // time; returns once no thread is inside it. A worker that is late (its
+  // core busy elsewhere) finds the work taken and leaves: the caller never
+  // waits for a thread that is not running. If another caller holds the
+  // pool, the task runs on the calling thread alone.
+  void Run(Task task, void* ctx);
 
   ~ThreadPool();
 
  private:
   ThreadPool();
   void Stop();
-  void WorkerLoop(int index, uint64_t seen);
+  void WorkerLoop(uint64_t seen);
   // Waits (spinning first) until generation_ differs from `seen`; false when
   // the pool is stopping.
   bool AwaitCall(uint64_t seen);
@@ -41,12 +45,12 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::mutex run_mutex_;  // one Run at a time
 
-  // A call: published by the release store to generation_.
+  // The call: task_ and ctx_ are published by the store to open_.
   Task task_ = nullptr;
   void* ctx_ = nullptr;
-  int count_ = 0;
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
+  std::atomic<bool> open_{false};      // workers may still join
+  std::atomic<int> inside_{0};         // workers inside task_
+  std::atomic<uint64_t> generation_{0};  // calls so far: wakes the workers
 
   // Sleeping workers, for wake-ups after a spin ran out.
   std::mutex mutex_;
