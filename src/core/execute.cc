@@ -5,18 +5,30 @@
 #include <cstring>
 
 #include "core/thread_pool.h"
+#include "kernels/table.h"
 
 namespace eltwise {
 namespace {
 
-constexpr int64_t kBlock = 1024;  // elements per gathered block
+constexpr int64_t kBlock = 256;  // elements per gathered block
 
-// Copies n elements of `size` bytes from a strided source to a packed buffer.
+// Copies n elements of T from a packed buffer to a strided destination; the
+// fixed-size memcpy compiles to one load and one store, alignment-safe.
+template <typename T>
+void ScatterT(char* dst, int64_t stride, const char* src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) memcpy(dst + i * stride, src + i * sizeof(T), sizeof(T));
+}
+
 void Gather(char* dst, const char* src, int64_t stride, int64_t n, size_t size) {
-  for (int64_t i = 0; i < n; ++i) memcpy(dst + i * size, src + i * stride, size);
+  PackStrided(dst, src, stride, static_cast<size_t>(n), size);
 }
 void Scatter(char* dst, int64_t stride, const char* src, int64_t n, size_t size) {
-  for (int64_t i = 0; i < n; ++i) memcpy(dst + i * stride, src + i * size, size);
+  switch (size) {
+    case 1: return ScatterT<uint8_t>(dst, stride, src, n);
+    case 2: return ScatterT<uint16_t>(dst, stride, src, n);
+    case 4: return ScatterT<uint32_t>(dst, stride, src, n);
+    default: return ScatterT<uint64_t>(dst, stride, src, n);
+  }
 }
 
 // Runs n elements of one inner run with byte strides sa, sb, so.

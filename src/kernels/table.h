@@ -37,6 +37,10 @@ void FillDivisionKernels(KernelTable& t);
 void FillPowerKernels(KernelTable& t);
 void FillCompareKernels(KernelTable& t);
 
+// Packs n elements of `size` bytes, `stride` bytes apart, into dst (SIMD
+// where the stride allows).
+void PackStrided(void* dst, const void* src, int64_t stride, size_t n, size_t size);
+
 // The table in use; rebuilt by SelectTarget.
 const KernelTable& Kernels();
 
