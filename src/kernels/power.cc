@@ -34,6 +34,7 @@ double Sleef_powd1_u10purec(double, double);
 
 #include "hwy/highway.h"
 #include "kernels/loops-inl.h"
+#include "kernels/multiply-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {
@@ -62,21 +63,24 @@ HWY_INLINE V SleefPow(D d, V a, V b) {
   (void)d;
 }
 
-// Computes base**exp for integers, wrapping; exp < 0 gives 0 (callers reject
-// it for signed bases before this runs).
-template <typename T>
-HWY_INLINE T IntPow(T base, T exp) {
-  using U = std::make_unsigned_t<T>;
-  if (exp < 0) return 0;
-  U result = 1;
-  U b = static_cast<U>(base);
-  U e = static_cast<U>(exp);
-  while (e != 0) {
-    if (e & 1) result = static_cast<U>(result * b);
-    b = static_cast<U>(b * b);
-    e >>= 1;
+// Computes base**exp for integer lanes by squaring, wrapping; exp < 0 gives
+// 0 (callers reject it for signed bases before this runs). Runs as many
+// rounds as the largest exponent in the vector has bits.
+template <class D, class V>
+HWY_INLINE V IntPow(D d, V base, V exp) {
+  using T = hn::TFromD<D>;
+  const V zero = hn::Zero(d);
+  const V one = hn::Set(d, T{1});
+  auto negative = hn::Lt(exp, zero);
+  V e = hn::IfThenZeroElse(negative, exp);
+  V result = one;
+  while (!hn::AllFalse(d, hn::Ne(e, zero))) {
+    const auto odd = hn::Ne(hn::And(e, one), zero);
+    result = hn::IfThenElse(odd, MulWrap(d, result, base), result);
+    base = MulWrap(d, base, base);
+    e = hn::ShiftRight<1>(e);
   }
-  return static_cast<T>(result);
+  return hn::IfThenZeroElse(negative, result);
 }
 
 // Valid lane types: all numeric.
@@ -87,7 +91,7 @@ struct PowerOp : OpBase {
     if constexpr (hwy::IsFloat<C>()) {
       return SleefPow(d, a, b);
     } else {
-      return PerLane(d, a, b, [](C x, C y) { return IntPow(x, y); });
+      return IntPow(d, a, b);
     }
   }
 };

@@ -254,22 +254,28 @@ bool DivideRaises() {
   return m && std::strcmp(PyUnicode_AsUTF8(m), "raise") == 0;
 }
 
-// True if any element of `a` (a native signed integer array) is negative:
-// its most significant byte has the top bit set.
+// True if any of n signed integers is negative: the OR of all of them is
+// (a reduction the compiler vectorizes).
+template <typename T>
+bool AnyNegativeT(const void* data, npy_intp n) {
+  const T* p = static_cast<const T*>(data);
+  T acc = 0;
+  for (npy_intp i = 0; i < n; ++i) acc |= p[i];
+  return acc < 0;
+}
+
+// True if any element of `a` (a native signed integer array) is negative.
 bool AnyNegative(PyArrayObject* a) {
   Ref c(reinterpret_cast<PyObject*>(PyArray_GETCONTIGUOUS(a)));
   if (!c) { PyErr_Clear(); return false; }
-  const npy_intp n = PyArray_SIZE(c.arr()), size = PyArray_ITEMSIZE(c.arr());
-#if NPY_BYTE_ORDER == NPY_BIG_ENDIAN
-  const npy_intp top = 0;
-#else
-  const npy_intp top = size - 1;
-#endif
-  const unsigned char* p = static_cast<const unsigned char*>(PyArray_DATA(c.arr())) + top;
-  for (npy_intp i = 0; i < n; ++i) {
-    if (p[i * size] & 0x80) return true;
+  const npy_intp n = PyArray_SIZE(c.arr());
+  const void* data = PyArray_DATA(c.arr());
+  switch (PyArray_ITEMSIZE(c.arr())) {
+    case 1: return AnyNegativeT<int8_t>(data, n);
+    case 2: return AnyNegativeT<int16_t>(data, n);
+    case 4: return AnyNegativeT<int32_t>(data, n);
+    default: return AnyNegativeT<int64_t>(data, n);
   }
-  return false;
 }
 
 // Which operand (0 or 1) is the int64 of an int64/uint64 comparison; -1 if
