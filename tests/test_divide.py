@@ -404,3 +404,23 @@ def test_64bit_scalar_divisor(dtype, name, pythondiv, target, rng):
         got = getattr(eltwise, name)(a, b, **kw)
         exp = reference(name, a, b, **kw)
         assert_same(got, exp, inputs=(a, b))
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "mod", "fmod"])
+def test_float32_divmod_near_integer_quotients(name, target, rng):
+    """float32 floor_divide/mod/fmod run through an exact float64 remainder while |a/b| < 2^28:
+    dividends a few ULP either side of exact multiples of the divisor, over many binades and
+    quotients up to and past that bound, are bit-exact with NumPy's scalar npy_divmod."""
+    n = 20000
+    b = (rng.uniform(1, 2, n) * 2.0 ** rng.integers(-60, 60, n)).astype(np.float32)
+    b *= rng.choice(np.array([-1, 1], np.float32), n)
+    k = np.floor(2.0 ** rng.uniform(0, 30, n)) * rng.choice([-1, 1], n)
+    a = (k * b.astype(np.float64)).astype(np.float32)
+    steps = rng.integers(-3, 4, n)
+    for s in range(1, 4):
+        a = np.where(steps >= s, np.nextafter(a, np.float32(np.inf)), a)
+        a = np.where(steps <= -s, np.nextafter(a, np.float32(-np.inf)), a)
+    a = a.astype(np.float32)
+    got = getattr(eltwise, name)(a, b)
+    exp = reference(name, a, b)
+    assert_same(got, exp, inputs=(a, b))

@@ -233,9 +233,64 @@ HWY_INLINE F PyDivmod(F a, F b, F* modulus) {
 struct FloatTrueDivide : OpBase {
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Div(a, b); }
 };
+// Computes fmod(a, b) of float32 lanes exactly through float64, when every
+// lane has |a / b| < 2^28 and a finite b (so a finite, b != 0): the float64 quotient
+// then never rounds across an integer, so its truncation q is exact, and
+// a - q*b (q < 2^28, b 24 bits) is exact too. A zero remainder takes a's
+// sign, as fmodf's does. Returns false, leaving r alone, otherwise.
+template <class D, class V>
+HWY_INLINE bool Fmod32(D d, V a, V b, V* r) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)d, (void)a, (void)b, (void)r;
+  return false;
+#else
+  const hn::Half<D> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  bool ok = true;
+  const auto part = [&](auto ah, auto bh) {
+    const auto fa = hn::PromoteTo(dd, ah), fb = hn::PromoteTo(dd, bh);
+    const auto quotient = hn::Div(fa, fb);
+    // (An infinite b is excluded too: q * b would be 0 * inf.)
+    ok = ok && hn::AllTrue(dd, hn::Lt(hn::Abs(quotient), hn::Set(dd, 268435456.0))) &&
+         hn::AllTrue(dd, hn::Lt(hn::Abs(fb), hn::Set(dd, HUGE_VAL)));
+    return hn::DemoteTo(dh, hn::Sub(fa, hn::Mul(hn::Trunc(quotient), fb)));
+  };
+  const auto lo = part(hn::LowerHalf(dh, a), hn::LowerHalf(dh, b));
+  const auto hi = part(hn::UpperHalf(dh, a), hn::UpperHalf(dh, b));
+  if (!ok) return false;
+  const V m = hn::Combine(d, hi, lo);
+  *r = hn::IfThenElse(hn::Eq(m, hn::Zero(d)), hn::CopySign(hn::Zero(d), a), m);
+  return true;
+#endif
+}
+
+// NumPy's npy_divmod on float32 lanes, vectorized around Fmod32; false where
+// Fmod32 cannot vouch for every lane.
+template <class D, class V>
+HWY_INLINE bool PyDivmod32(D d, V a, V b, V* floordiv, V* modulus) {
+  V mod;
+  if (!Fmod32(d, a, b, &mod)) return false;
+  const V zero = hn::Zero(d), one = hn::Set(d, 1.0f);
+  V div = hn::Div(hn::Sub(a, mod), b);
+  const auto nonzero_mod = hn::Ne(mod, zero);
+  const auto flip = hn::And(nonzero_mod, hn::Xor(hn::Lt(b, zero), hn::Lt(mod, zero)));
+  mod = hn::IfThenElse(flip, hn::Add(mod, b), mod);
+  div = hn::IfThenElse(flip, hn::Sub(div, one), div);
+  mod = hn::IfThenElse(nonzero_mod, mod, hn::CopySign(zero, b));
+  V fl = hn::Floor(div);
+  fl = hn::IfThenElse(hn::Gt(hn::Sub(div, fl), hn::Set(d, 0.5f)), hn::Add(fl, one), fl);
+  *floordiv = hn::IfThenElse(hn::Ne(div, zero), fl, hn::CopySign(zero, hn::Div(a, b)));
+  *modulus = mod;
+  return true;
+}
+
 struct FloatFloorDivide : OpBase {
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     using F = hn::TFromD<D>;
+    if constexpr (std::is_same<F, float>::value) {
+      V q, m;
+      if (PyDivmod32(d, a, b, &q, &m)) return q;
+    }
     return PerLane(d, a, b, [](F x, F y) {
       if (y == 0) return x / y;
       F mod;
@@ -246,6 +301,10 @@ struct FloatFloorDivide : OpBase {
 struct FloatMod : OpBase {
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     using F = hn::TFromD<D>;
+    if constexpr (std::is_same<F, float>::value) {
+      V q, m;
+      if (PyDivmod32(d, a, b, &q, &m)) return m;
+    }
     return PerLane(d, a, b, [](F x, F y) {
       if (y == 0) return std::fmod(x, y);
       F mod;
@@ -257,6 +316,10 @@ struct FloatMod : OpBase {
 struct FloatFmod : OpBase {
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     using F = hn::TFromD<D>;
+    if constexpr (std::is_same<F, float>::value) {
+      V m;
+      if (Fmod32(d, a, b, &m)) return m;
+    }
     return PerLane(d, a, b, [](F x, F y) { return std::fmod(x, y); });
   }
 };
