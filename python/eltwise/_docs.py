@@ -604,10 +604,10 @@ _ARITH["squared_difference"] = _Op(
         """,
     engines=("SquaredDifference", "", ""),
     half=(
-        "float16 and bfloat16 compute the difference and its square in "
-        "float32 and round once, to nearest even: this can differ in the last "
-        "bit from NumPy's float16 ``numpy.square(numpy.subtract(x1, x2))``, "
-        "which rounds the difference to float16 first."
+        "float16 and bfloat16 round the difference to their own dtype, then "
+        "square it in float32 and round again, to nearest even: bit-exact with "
+        "``numpy.square(numpy.subtract(x1, x2))`` in float16 (``ml_dtypes`` for "
+        "bfloat16)."
     ),
     what="The squared differences",
     see_also="""
