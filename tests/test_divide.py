@@ -378,16 +378,21 @@ def test_int_div_by_zero_scalar_and_broadcast_divisors(name, target):
         assert not np.asarray(got).any()
 
 
-@pytest.mark.parametrize("dtype", [np.dtype(np.int64), np.dtype(np.uint64)], ids=dtype_id)
+@pytest.mark.parametrize("dtype", [np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16,
+                                                          np.int32, np.uint32, np.int64,
+                                                          np.uint64)], ids=dtype_id)
 @pytest.mark.parametrize("name,pythondiv", [("divide", True), ("divide", False),
                                             ("floor_divide", True), ("mod", True), ("fmod", True)])
-def test_64bit_scalar_divisor(dtype, name, pythondiv, target, rng):
-    """A 64-bit scalar divisor goes through a precomputed multiply-high (Granlund-Montgomery):
-    every kind of divisor (powers of two, their neighbours, the 65-bit-magic cases, MIN,
-    -1, MAX) against every kind of dividend, bit-exact with NumPy."""
+def test_scalar_divisor(dtype, name, pythondiv, target, rng):
+    """A scalar divisor is prepared once per call: 64-bit as a multiply-high
+    (Granlund-Montgomery), narrower ones as a float reciprocal with an exact correction.
+    Every kind of divisor (powers of two, their neighbours, the 65-bit-magic cases, MIN,
+    -1, MAX) against every kind of dividend (all of them for 8-bit), bit-exact with NumPy."""
     ii = np.iinfo(dtype)
     a = np.concatenate([edge_values(dtype), random_values(dtype, 300, rng),
                         np.array([ii.min, ii.max, ii.min + 1, ii.max - 1], dtype)])
+    if dtype.itemsize == 1:
+        a = np.arange(ii.min, ii.max + 1).astype(dtype)
     divisors = {ii.max, ii.min, ii.max - 1, 1, 2, 3, 5, 6, 7, 10, 641, 2**32 - 1, 2**32 + 1,
                 2**62 + 1, 2**63 - 25}
     for k in range(1, 63):
@@ -397,6 +402,8 @@ def test_64bit_scalar_divisor(dtype, name, pythondiv, target, rng):
     else:
         divisors.update({2**63, 2**63 + 1, 2**64 - 1, 2**64 - 2})
     divisors.update(int(v) for v in random_values(dtype, 40, rng) if v != 0)
+    if dtype.itemsize == 1:
+        divisors.update(range(ii.min, ii.max + 1))
     divisors = {d for d in divisors if ii.min <= d <= ii.max and d != 0}
     kw = {"pythondiv": pythondiv} if name == "divide" else {}
     for d in sorted(divisors):

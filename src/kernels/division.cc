@@ -117,14 +117,22 @@ struct IntDivide {
 
   int flags() const { return zero_divisor ? kFlagDivideByZero : 0; }
 
+  // A narrower scalar divisor: its reciprocal, so that lanes multiply
+  // instead of divide (see ByReciprocal).
+  bool have_reciprocal = false;
+  double reciprocal = 0.0;
+
   template <typename T>
   void PrepareScalarSecond(T b) {
+    if (b == 0) return;  // the general path reports and zeroes it
+    divisor_negative = b < 0;
     if constexpr (sizeof(T) == 8) {
-      if (b == 0) return;  // the general path reports and zeroes it
-      divisor_negative = b < 0;
       const uint64_t mag = divisor_negative ? 0 - static_cast<uint64_t>(b) : static_cast<uint64_t>(b);
       divisor = U64Divisor(mag);
       have_divisor = true;
+    } else {
+      reciprocal = 1.0 / static_cast<double>(b);
+      have_reciprocal = true;
     }
   }
 
@@ -144,6 +152,7 @@ struct IntDivide {
       const hn::Rebind<F, D> df;
       const auto fa = ToFloat(df, a);
       const auto fb = ToFloat(df, b);
+      if (have_reciprocal) return FromFloat(d, ByReciprocal(df, fa, fb));
       auto q = hn::Div(fa, fb);
       q = kRound == Rounding::kFloor ? hn::Floor(q) : hn::Trunc(q);
       q = hn::IfThenZeroElse(hn::RebindMask(df, b_zero), q);
@@ -154,6 +163,33 @@ struct IntDivide {
         return FromFloat(d, hn::IfThenZeroElse(hn::RebindMask(df, b_zero), r));
       }
     }
+  }
+
+  // Integer-valued float lanes a by the prepared nonzero scalar divisor b,
+  // through its reciprocal: a * (1/b) is within |a/b| * 2^-21 of the
+  // quotient (|a| < 2^16 in float32, < 2^32 in float64), so its floor is off
+  // by at most one, which the exact remainder a - q*b reveals and fixes.
+  // Truncation is then floor plus one where the signs differ and r != 0.
+  template <class DF, class VF>
+  HWY_INLINE VF ByReciprocal(DF df, VF fa, VF fb) const {
+    using F = hn::TFromD<DF>;
+    const VF zero = hn::Zero(df), one = hn::Set(df, F{1});
+    VF q = hn::Floor(hn::Mul(fa, hn::Set(df, static_cast<F>(reciprocal))));
+    VF r = hn::Sub(fa, hn::Mul(q, fb));
+    // Measured along b's sign, r must lie in [0, |b|).
+    const VF r_along_b = divisor_negative ? hn::Neg(r) : r;
+    const VF b_mag = hn::Abs(fb);
+    const auto too_big = hn::Lt(r_along_b, zero);
+    const auto too_small = hn::Ge(r_along_b, b_mag);
+    q = hn::IfThenElse(too_big, hn::Sub(q, one), hn::IfThenElse(too_small, hn::Add(q, one), q));
+    r = hn::IfThenElse(too_big, hn::Add(r, fb), hn::IfThenElse(too_small, hn::Sub(r, fb), r));
+    if constexpr (kRound == Rounding::kTrunc) {
+      const auto a_negative = hn::Lt(fa, zero);
+      const auto toward_zero = hn::And(hn::Ne(r, zero), divisor_negative ? hn::Not(a_negative) : a_negative);
+      q = hn::IfThenElse(toward_zero, hn::Add(q, one), q);
+      r = hn::IfThenElse(toward_zero, hn::Sub(r, fb), r);
+    }
+    return kResult == Result::kQuotient ? q : r;
   }
 
   // 64-bit lanes by the prepared nonzero scalar divisor b: unsigned division
