@@ -17,6 +17,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/loops-inl.h"
+#include "kernels/multiply-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {
@@ -50,98 +51,162 @@ HWY_INLINE T DivideOne(T a, T b) {
   return kResult == Result::kQuotient ? q : r;
 }
 
-// A 64-bit unsigned divisor as multiply-high, shift and an optional add
+// An unsigned divisor as multiply-high, shift and an optional add
 // (Granlund-Montgomery, in libdivide's formulation), so that a scalar
 // divisor costs a few multiplies per lane instead of a division.
-struct U64Divisor {
-  uint64_t magic = 0;
+template <typename U>
+struct UDivisor {
+  U magic = 0;
   int shift = 0;
-  bool add = false;   // the 65-bit magic case: q = ((n - hi) / 2 + hi) >> shift
+  bool add = false;   // the (N+1)-bit magic case: q = ((n - hi) / 2 + hi) >> shift
   bool pow2 = false;  // d == 2^shift
 
-  explicit U64Divisor(uint64_t d) {
-    const int l = 63 - __builtin_clzll(d);
+  UDivisor() = default;
+  explicit UDivisor(U d) {
+    using W = std::conditional_t<sizeof(U) == 8, unsigned __int128, uint64_t>;
+    constexpr int kBits = 8 * sizeof(U);
+    const int l = 63 - __builtin_clzll(static_cast<uint64_t>(d));
     shift = l;
     if ((d & (d - 1)) == 0) {
       pow2 = true;
       return;
     }
-    const unsigned __int128 num = static_cast<unsigned __int128>(1) << (64 + l);
-    uint64_t m = static_cast<uint64_t>(num / d);
-    const uint64_t rem = static_cast<uint64_t>(num % d);
-    if (d - rem >= (uint64_t{1} << l)) {
-      m += m;
-      const uint64_t twice = rem + rem;
-      if (twice >= d || twice < rem) m += 1;
+    const W num = static_cast<W>(1) << (kBits + l);
+    U m = static_cast<U>(num / d);
+    const U rem = static_cast<U>(num % d);
+    if (static_cast<U>(d - rem) >= static_cast<U>(U{1} << l)) {
+      m = static_cast<U>(m + m);
+      const U twice = static_cast<U>(rem + rem);
+      if (twice >= d || twice < rem) m = static_cast<U>(m + 1);
       add = true;
     }
-    magic = m + 1;
+    magic = static_cast<U>(m + 1);
   }
 };
 
-// Computes the high 64 bits of the 128-bit product a * b per u64 lane, from
-// four 32x32->64 multiplies (Highway 1.0.3 has no 64-bit MulHigh).
+// Computes the high half of a * m per unsigned lane (m the same in every
+// lane). Highway 1.0.3 has MulHigh for 16-bit lanes only: 8-bit lanes
+// multiply in 16-bit halves, 32-bit ones with MulEven on even and odd lanes,
+// 64-bit ones from four 32x32->64 multiplies.
 template <class DU>
-HWY_INLINE hn::Vec<DU> MulHigh64(DU du, hn::Vec<DU> a, hn::Vec<DU> b) {
-  const hn::Repartition<uint32_t, DU> d32;
-  const auto lo32 = hn::Set(du, 0xFFFFFFFFull);
-  const auto a_hi = hn::ShiftRight<32>(a), b_hi = hn::ShiftRight<32>(b);
-  const auto ll = hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b));
-  const auto lh = hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b_hi));
-  const auto hl = hn::MulEven(hn::BitCast(d32, a_hi), hn::BitCast(d32, b));
-  const auto hh = hn::MulEven(hn::BitCast(d32, a_hi), hn::BitCast(d32, b_hi));
-  const auto mid = hn::Add(hn::Add(hn::ShiftRight<32>(ll), hn::And(lh, lo32)), hn::And(hl, lo32));
-  return hn::Add(hn::Add(hh, hn::ShiftRight<32>(lh)),
-                 hn::Add(hn::ShiftRight<32>(hl), hn::ShiftRight<32>(mid)));
+HWY_INLINE hn::Vec<DU> MulHighBy(DU du, hn::Vec<DU> a, hn::TFromD<DU> m) {
+  using U = hn::TFromD<DU>;
+  if constexpr (sizeof(U) == 1) {
+    const hn::Repartition<uint16_t, DU> d16;
+    const auto a16 = hn::BitCast(d16, a);
+    const auto m16 = hn::Set(d16, m);
+    const auto even = hn::ShiftRight<8>(hn::Mul(hn::And(a16, hn::Set(d16, 0x00FF)), m16));
+    const auto odd = hn::And(hn::Mul(hn::ShiftRight<8>(a16), m16), hn::Set(d16, 0xFF00));
+    return hn::BitCast(du, hn::Or(even, odd));
+  } else if constexpr (sizeof(U) == 2) {
+    return hn::MulHigh(a, hn::Set(du, m));
+  } else if constexpr (sizeof(U) == 4) {
+    const hn::Repartition<uint64_t, DU> d64;
+    const auto mv = hn::Set(du, m);
+    const auto even = hn::MulEven(a, mv);
+    const auto odd = hn::MulEven(hn::BitCast(du, hn::ShiftRight<32>(hn::BitCast(d64, a))), mv);
+    return hn::OddEven(hn::BitCast(du, odd), hn::BitCast(du, hn::ShiftRight<32>(even)));
+  } else {
+    const hn::Repartition<uint32_t, DU> d32;
+    const auto b = hn::Set(du, m);
+    const auto lo32 = hn::Set(du, 0xFFFFFFFFull);
+    const auto a_hi = hn::ShiftRight<32>(a), b_hi = hn::ShiftRight<32>(b);
+    const auto ll = hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b));
+    const auto lh = hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b_hi));
+    const auto hl = hn::MulEven(hn::BitCast(d32, a_hi), hn::BitCast(d32, b));
+    const auto hh = hn::MulEven(hn::BitCast(d32, a_hi), hn::BitCast(d32, b_hi));
+    const auto mid = hn::Add(hn::Add(hn::ShiftRight<32>(ll), hn::And(lh, lo32)), hn::And(hl, lo32));
+    return hn::Add(hn::Add(hh, hn::ShiftRight<32>(lh)),
+                   hn::Add(hn::ShiftRight<32>(hl), hn::ShiftRight<32>(mid)));
+  }
 }
 
-// Computes n / d for u64 lanes with d's precomputed form.
+// Computes n / d for unsigned lanes with d's precomputed form.
 template <class DU>
-HWY_INLINE hn::Vec<DU> DivideU64(DU du, hn::Vec<DU> n, const U64Divisor& d) {
+HWY_INLINE hn::Vec<DU> DivideBy(DU du, hn::Vec<DU> n, const UDivisor<hn::TFromD<DU>>& d) {
   if (d.pow2) return hn::ShiftRightSame(n, d.shift);
-  const auto q = MulHigh64(du, n, hn::Set(du, d.magic));
+  const auto q = MulHighBy(du, n, d.magic);
   if (!d.add) return hn::ShiftRightSame(q, d.shift);
   const auto t = hn::Add(hn::ShiftRight<1>(hn::Sub(n, q)), q);
   return hn::ShiftRightSame(t, d.shift);
 }
 
-// Integer quotient/remainder on compute lanes C (see IntDivCompute).
+// Integer quotient/remainder by a scalar divisor (the scalar-second loop
+// kind), in the lanes' own width: unsigned division of the magnitudes by
+// the prepared divisor, then the signs; MIN / -1 wraps to MIN by itself.
 template <Rounding kRound, Result kResult>
-struct IntDivide {
-  template <typename T> using Compute = IntDivCompute<T>;
-  mutable bool zero_divisor = false;
-  // A 64-bit scalar divisor, prepared once per call.
-  bool have_divisor = false;
+struct IntDivideByScalar {
+  template <typename T> using Compute = T;
+  bool zero_divisor = false;
   bool divisor_negative = false;
-  U64Divisor divisor{1};
+  // |b| prepared for the lane width in use (only that one is set).
+  UDivisor<uint8_t> div8;
+  UDivisor<uint16_t> div16;
+  UDivisor<uint32_t> div32;
+  UDivisor<uint64_t> div64;
 
   int flags() const { return zero_divisor ? kFlagDivideByZero : 0; }
 
-  // A narrower scalar divisor: its reciprocal, so that lanes multiply
-  // instead of divide (see ByReciprocal).
-  bool have_reciprocal = false;
-  double reciprocal = 0.0;
+  template <typename U>
+  const UDivisor<U>& Divisor() const {
+    if constexpr (sizeof(U) == 1) return div8;
+    else if constexpr (sizeof(U) == 2) return div16;
+    else if constexpr (sizeof(U) == 4) return div32;
+    else return div64;
+  }
 
   template <typename T>
   void PrepareScalarSecond(T b) {
-    if (b == 0) return;  // the general path reports and zeroes it
+    zero_divisor = b == 0;
     divisor_negative = b < 0;
-    if constexpr (sizeof(T) == 8) {
-      const uint64_t mag = divisor_negative ? 0 - static_cast<uint64_t>(b) : static_cast<uint64_t>(b);
-      divisor = U64Divisor(mag);
-      have_divisor = true;
-    } else {
-      reciprocal = 1.0 / static_cast<double>(b);
-      have_reciprocal = true;
-    }
+    if (zero_divisor) return;
+    using U = std::make_unsigned_t<T>;
+    const U magnitude = divisor_negative ? static_cast<U>(U{0} - static_cast<U>(b)) : static_cast<U>(b);
+    const_cast<UDivisor<U>&>(Divisor<U>()) = UDivisor<U>(magnitude);
   }
 
   template <class D, class V>
   HWY_INLINE V operator()(D d, V a, V b) const {
-    using C = hn::TFromD<D>;
-    if constexpr (sizeof(C) == 8 && !std::is_same<C, double>::value && HWY_TARGET != HWY_SCALAR) {
-      if (have_divisor) return ByScalar(d, a, b);
+    using T = hn::TFromD<D>;
+    if (zero_divisor) return hn::Zero(d);
+#if HWY_TARGET == HWY_SCALAR
+    return PerLane(d, a, b, [](T x, T y) { return DivideOne<kRound, kResult>(x, y); });
+#else
+    const hn::RebindToUnsigned<D> du;
+    using U = hn::TFromD<decltype(du)>;
+    const UDivisor<U>& divisor = Divisor<U>();
+    V q;
+    if constexpr (std::is_signed<T>::value) {
+      const auto a_negative = hn::Lt(a, hn::Zero(d));
+      const auto mag = hn::BitCast(du, hn::IfThenElse(a_negative, hn::Sub(hn::Zero(d), a), a));
+      q = hn::BitCast(d, DivideBy(du, mag, divisor));
+      const auto flip = divisor_negative ? hn::Not(a_negative) : a_negative;
+      q = hn::IfThenElse(flip, hn::Sub(hn::Zero(d), q), q);
+    } else {
+      q = DivideBy(du, a, divisor);
     }
+    auto r = hn::Sub(a, MulWrap(d, q, b));  // wrapping
+    if constexpr (kRound == Rounding::kFloor && std::is_signed<T>::value) {
+      const auto adjust = hn::AndNot(hn::Eq(r, hn::Zero(d)), hn::Lt(hn::Xor(r, b), hn::Zero(d)));
+      q = hn::IfThenElse(adjust, hn::Sub(q, hn::Set(d, T{1})), q);
+      r = hn::IfThenElse(adjust, hn::Add(r, b), r);
+    }
+    return kResult == Result::kQuotient ? q : r;
+#endif
+  }
+};
+
+// Integer quotient/remainder on compute lanes C (see IntDivCompute).
+template <Rounding kRound, Result kResult>
+struct IntDivide : OpBase {
+  template <typename T> using Compute = IntDivCompute<T>;
+  mutable bool zero_divisor = false;
+
+  int flags() const { return zero_divisor ? kFlagDivideByZero : 0; }
+
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a, V b) const {
+    using C = hn::TFromD<D>;
     const auto b_zero = hn::Eq(b, hn::Zero(d));
     if (HWY_UNLIKELY(!hn::AllFalse(d, b_zero))) zero_divisor = true;
     if constexpr (sizeof(C) == 8 && !std::is_same<C, double>::value) {
@@ -152,7 +217,6 @@ struct IntDivide {
       const hn::Rebind<F, D> df;
       const auto fa = ToFloat(df, a);
       const auto fb = ToFloat(df, b);
-      if (have_reciprocal) return FromFloat(d, ByReciprocal(df, fa, fb));
       auto q = hn::Div(fa, fb);
       q = kRound == Rounding::kFloor ? hn::Floor(q) : hn::Trunc(q);
       q = hn::IfThenZeroElse(hn::RebindMask(df, b_zero), q);
@@ -162,65 +226,6 @@ struct IntDivide {
         const auto r = hn::Sub(fa, hn::Mul(q, fb));
         return FromFloat(d, hn::IfThenZeroElse(hn::RebindMask(df, b_zero), r));
       }
-    }
-  }
-
-  // Integer-valued float lanes a by the prepared nonzero scalar divisor b,
-  // through its reciprocal: a * (1/b) is within |a/b| * 2^-21 of the
-  // quotient (|a| < 2^16 in float32, < 2^32 in float64), so its floor is off
-  // by at most one, which the exact remainder a - q*b reveals and fixes.
-  // Truncation is then floor plus one where the signs differ and r != 0.
-  template <class DF, class VF>
-  HWY_INLINE VF ByReciprocal(DF df, VF fa, VF fb) const {
-    using F = hn::TFromD<DF>;
-    const VF zero = hn::Zero(df), one = hn::Set(df, F{1});
-    VF q = hn::Floor(hn::Mul(fa, hn::Set(df, static_cast<F>(reciprocal))));
-    VF r = hn::Sub(fa, hn::Mul(q, fb));
-    // Measured along b's sign, r must lie in [0, |b|).
-    const VF r_along_b = divisor_negative ? hn::Neg(r) : r;
-    const VF b_mag = hn::Abs(fb);
-    const auto too_big = hn::Lt(r_along_b, zero);
-    const auto too_small = hn::Ge(r_along_b, b_mag);
-    q = hn::IfThenElse(too_big, hn::Sub(q, one), hn::IfThenElse(too_small, hn::Add(q, one), q));
-    r = hn::IfThenElse(too_big, hn::Add(r, fb), hn::IfThenElse(too_small, hn::Sub(r, fb), r));
-    if constexpr (kRound == Rounding::kTrunc) {
-      const auto a_negative = hn::Lt(fa, zero);
-      const auto toward_zero = hn::And(hn::Ne(r, zero), divisor_negative ? hn::Not(a_negative) : a_negative);
-      q = hn::IfThenElse(toward_zero, hn::Add(q, one), q);
-      r = hn::IfThenElse(toward_zero, hn::Sub(r, fb), r);
-    }
-    return kResult == Result::kQuotient ? q : r;
-  }
-
-  // 64-bit lanes by the prepared nonzero scalar divisor b: unsigned division
-  // of the magnitudes, then signs; MIN / -1 wraps to MIN on its own.
-  template <class D, class V>
-  HWY_INLINE V ByScalar(D d, V a, V b) const {
-    using C = hn::TFromD<D>;
-    const hn::RebindToUnsigned<D> du;
-    auto q = hn::BitCast(d, DivideU64(du, Magnitude(d, a), divisor));
-    if constexpr (std::is_signed<C>::value) {
-      const auto a_negative = hn::Lt(a, hn::Zero(d));
-      const auto flip = divisor_negative ? hn::Not(a_negative) : a_negative;
-      q = hn::IfThenElse(flip, hn::Sub(hn::Zero(d), q), q);
-    }
-    auto r = hn::Sub(a, hn::Mul(q, b));  // wrapping
-    if constexpr (kRound == Rounding::kFloor && std::is_signed<C>::value) {
-      const auto adjust = hn::AndNot(hn::Eq(r, hn::Zero(d)),
-                                     hn::Lt(hn::Xor(r, b), hn::Zero(d)));
-      q = hn::IfThenElse(adjust, hn::Sub(q, hn::Set(d, C{1})), q);
-      r = hn::IfThenElse(adjust, hn::Add(r, b), r);
-    }
-    return kResult == Result::kQuotient ? q : r;
-  }
-
-  template <class D, class V>
-  static HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> Magnitude(D d, V a) {
-    const hn::RebindToUnsigned<D> du;
-    if constexpr (std::is_signed<hn::TFromD<D>>::value) {
-      return hn::BitCast(du, hn::IfThenElse(hn::Lt(a, hn::Zero(d)), hn::Sub(hn::Zero(d), a), a));
-    } else {
-      return a;
     }
   }
 
@@ -366,18 +371,28 @@ struct OnFloats : FloatOp {
   template <typename T> using Compute = Arith<T>;
 };
 
-template <class IntOp, class FloatOp>
+template <class ScalarOp, typename... Ts>
+void SetScalarDivisorLoops(KernelTable& t, OpId op) {
+  ((t.k[static_cast<int>(op)][static_cast<int>(DTypeOf<Ts>())]
+       [static_cast<int>(LoopKind::kScalarSecond)] =
+           &BinaryLoop<ScalarOp, Ts, Ts, LoopKind::kScalarSecond>),
+   ...);
+}
+
+// Integers: IntDivide, but a scalar divisor goes to its own functor.
+template <Rounding kRound, Result kResult, class FloatOp>
 void SetDivisionRow(KernelTable& t, OpId op) {
-  SetLoopsFor<IntOp, false, ELTWISE_INT_TYPES>(t, op);
+  SetLoopsFor<IntDivide<kRound, kResult>, false, ELTWISE_INT_TYPES>(t, op);
+  SetScalarDivisorLoops<IntDivideByScalar<kRound, kResult>, ELTWISE_INT_TYPES>(t, op);
   SetLoopsFor<OnFloats<FloatOp>, false, ELTWISE_FLOAT_TYPES>(t, op);
 }
 
 // Fills the rows of this family for the current target.
 void FillDivision(KernelTable& t) {
-  SetDivisionRow<IntDivide<Rounding::kTrunc, Result::kQuotient>, FloatTrueDivide>(t, OpId::kDivide);
-  SetDivisionRow<IntDivide<Rounding::kFloor, Result::kQuotient>, FloatFloorDivide>(t, OpId::kFloorDivide);
-  SetDivisionRow<IntDivide<Rounding::kFloor, Result::kRemainder>, FloatMod>(t, OpId::kMod);
-  SetDivisionRow<IntDivide<Rounding::kTrunc, Result::kRemainder>, FloatFmod>(t, OpId::kFmod);
+  SetDivisionRow<Rounding::kTrunc, Result::kQuotient, FloatTrueDivide>(t, OpId::kDivide);
+  SetDivisionRow<Rounding::kFloor, Result::kQuotient, FloatFloorDivide>(t, OpId::kFloorDivide);
+  SetDivisionRow<Rounding::kFloor, Result::kRemainder, FloatMod>(t, OpId::kMod);
+  SetDivisionRow<Rounding::kTrunc, Result::kRemainder, FloatFmod>(t, OpId::kFmod);
 }
 
 }  // namespace HWY_NAMESPACE
