@@ -464,3 +464,19 @@ def test_array_likes_and_high_rank():
     ro = np.arange(5.0)
     ro.flags.writeable = False
     assert_same(eltwise.divide(ro, ro[::-1] + 1), ro / (ro[::-1] + 1))
+
+
+def test_float32_power_accuracy(target, rng):
+    """float32 power against the float64 result rounded once: within 1 ULP over bases from
+    1e-30 to 1e30 (both signs, integer exponents for the negative ones) and exponents whose
+    results span float32's range, subnormals and overflow included."""
+    n = 50000
+    x = (10.0 ** rng.uniform(-30, 30, n)).astype(np.float32)
+    y = rng.uniform(-40, 40, n).astype(np.float32)
+    neg = rng.random(n) < 0.3
+    x[neg] = -x[neg]
+    y[neg] = np.round(y[neg])
+    got = eltwise.power(x, y)
+    with np.errstate(all="ignore"):
+        exp = np.power(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    assert_same(got, exp, ulp=1, inputs=(x, y))
