@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 import eltwise
-from ew_helpers import ALL_OPS, assert_same, numpy_broadcast_error, reference, shape_regex
+from ew_helpers import (
+    ALL_OPS, assert_same, dtype_id, numpy_broadcast_error, random_values, reference, shape_regex,
+)
 
 NUMPY_OK = [
     ((8, 1, 6, 1), (7, 1, 5)),
@@ -240,3 +242,25 @@ def test_every_op_accepts_every_mode(name):
     assert_same(got, reference(name, x1, x1))
     got = getattr(eltwise, name)(x1, x2.reshape(3, 1), broadcast="numpy")
     assert_same(got, reference(name, x1, x2.reshape(3, 1)))
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.int8), np.dtype(np.float16),
+                                   np.dtype(np.int64)], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(5000, 3), (4097, 1), (3001, 7), (900, 511), (20, 3)])
+def test_short_rows_against_a_repeated_row(dtype, shape, target, rng):
+    """(N, short) with (short,): the executor tiles the repeated row so that kernels see long
+    runs; leftover rows go the ordinary way. Either operand may be the row, and out may be
+    the array operand itself."""
+    a = random_values(dtype, int(np.prod(shape)), rng).reshape(shape)
+    row = random_values(dtype, shape[1], rng)
+    row[row == 0] = 1
+    a[a == 0] = 1  # both sides divide
+    for name in ("subtract", "divide", "maximum", "less"):
+        if name == "subtract" and dtype.kind == "b":
+            continue
+        assert_same(getattr(eltwise, name)(a, row), reference(name, a, row), inputs=(a, row))
+        assert_same(getattr(eltwise, name)(row, a), reference(name, row, a), inputs=(row, a))
+    expected = reference("add", a, row)
+    got = eltwise.add(a, row, out=a)
+    assert got is a
+    assert_same(a, expected)

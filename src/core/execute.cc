@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "core/thread_pool.h"
 #include "kernels/table.h"
@@ -10,7 +11,7 @@
 namespace eltwise {
 namespace {
 
-constexpr int64_t kBlock = 256;  // elements per gathered block
+constexpr int64_t kBlock = 1024;  // elements per gathered block
 
 // Copies n elements of T from a packed buffer to a strided destination; the
 // fixed-size memcpy compiles to one load and one store, alignment-safe.
@@ -19,9 +20,6 @@ void ScatterT(char* dst, int64_t stride, const char* src, int64_t n) {
   for (int64_t i = 0; i < n; ++i) memcpy(dst + i * stride, src + i * sizeof(T), sizeof(T));
 }
 
-void Gather(char* dst, const char* src, int64_t stride, int64_t n, size_t size) {
-  PackStrided(dst, src, stride, static_cast<size_t>(n), size);
-}
 void Scatter(char* dst, int64_t stride, const char* src, int64_t n, size_t size) {
   switch (size) {
     case 1: return ScatterT<uint8_t>(dst, stride, src, n);
@@ -56,8 +54,8 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
     const int64_t m = std::min(kBlock, n - i);
     const char* pa = a + i * sa;
     const char* pb = b + i * sb;
-    if (!a_scalar && sa != isz) Gather(buf_a, pa, sa, m, isz), pa = buf_a;
-    if (b_packed && sb != isz) Gather(buf_b, pb, sb, m, isz), pb = buf_b;
+    if (!a_scalar && sa != isz) PackStrided(buf_a, pa, sa, m, isz), pa = buf_a;
+    if (b_packed && sb != isz) PackStrided(buf_b, pb, sb, m, isz), pb = buf_b;
     char* po = so == osz ? out + i * so : buf_o;
     flags |= x.kernels[static_cast<int>(kind)](pa, pb, po, static_cast<size_t>(m), false);
     if (po == buf_o) Scatter(out + i * so, so, buf_o, m, osz);
@@ -120,8 +118,63 @@ void RunTask(void* ctx) {
 
 }  // namespace
 
+// Short rows against a repeated row ((N, 3) + (3,), NumPy issue 13307): one
+// kernel call per row would cost more than the row. When x (a or b) and out
+// are contiguous over both dims and the other operand repeats one short row,
+// the row is tiled k times into a buffer and the call becomes (N / k) runs
+// of k rows each, plus the leftover rows as they were.
+static int ExecuteTiled(const Plan& plan, const ExecuteArgs& args, bool* done) {
+  *done = false;
+  if (plan.ndim != 2) return 0;
+  const int64_t rows = plan.shape[0], n = plan.shape[1];
+  const int64_t isz = static_cast<int64_t>(args.in_itemsize);
+  const int64_t osz = static_cast<int64_t>(args.out_itemsize);
+  constexpr int64_t kShortRow = 512, kTile = 4096;
+  const int64_t k = kTile / std::max<int64_t>(n, 1);
+  if (n >= kShortRow || rows < 2 * k) return 0;
+  const auto dense = [&](int s, int64_t size) {
+    return plan.stride[s][1] == size && plan.stride[s][0] == n * size;
+  };
+  const auto repeated = [&](int s) { return plan.stride[s][1] == isz && plan.stride[s][0] == 0; };
+  int tiled;
+  if (dense(kA, isz) && repeated(kB) && dense(kOut, osz)) {
+    tiled = kB;
+  } else if (dense(kB, isz) && repeated(kA) && dense(kOut, osz)) {
+    tiled = kA;
+  } else {
+    return 0;
+  }
+  *done = true;
+  const char* row = tiled == kA ? args.a : args.b;
+  std::vector<char> tile(static_cast<size_t>(k * n * isz));
+  for (int64_t r = 0; r < k; ++r) memcpy(tile.data() + r * n * isz, row, static_cast<size_t>(n * isz));
+
+  const int64_t blocks = rows / k;
+  Plan main = plan;
+  main.shape[0] = blocks;
+  main.shape[1] = k * n;
+  main.size = blocks * k * n;
+  for (int s = 0; s < 3; ++s) main.stride[s][0] = s == tiled ? 0 : k * n * (s == kOut ? osz : isz);
+  ExecuteArgs main_args = args;
+  (tiled == kA ? main_args.a : main_args.b) = tile.data();
+  int flags = Execute(main, main_args);
+
+  Plan rest = plan;  // the leftover rows, through the ordinary path
+  rest.shape[0] = rows - blocks * k;
+  rest.size = rest.shape[0] * n;
+  ExecuteArgs rest_args = args;
+  const int64_t skip = blocks * k;
+  if (tiled != kA) rest_args.a += skip * plan.stride[kA][0];
+  if (tiled != kB) rest_args.b += skip * plan.stride[kB][0];
+  rest_args.out += skip * plan.stride[kOut][0];
+  return flags | Execute(rest, rest_args);
+}
+
 int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   if (plan.size == 0) return 0;
+  bool tiled;
+  const int tiled_flags = ExecuteTiled(plan, in_args, &tiled);
+  if (tiled) return tiled_flags;
   ExecuteArgs args = in_args;
   args.stream = static_cast<size_t>(plan.size) * args.out_itemsize >= kStreamBytes;
   Work w;
