@@ -480,3 +480,22 @@ def test_float32_power_accuracy(target, rng):
     with np.errstate(all="ignore"):
         exp = np.power(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
     assert_same(got, exp, ulp=1, inputs=(x, y))
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16),
+                                   BF16], ids=dtype_id)
+def test_float_power_identical_on_every_target(dtype, rng):
+    """power is within 1 ULP of NumPy, not bit-exact with it, but the same bits on every
+    Highway target (SLEEF's variants without FMA compute the same operations)."""
+    x = (10.0 ** rng.uniform(-4, 4, 20000)).astype(dtype)
+    y = rng.uniform(-10, 10, 20000).astype(dtype)
+    results = {}
+    try:
+        for t in eltwise.get_targets():
+            eltwise.set_target(t)
+            results[t] = eltwise.power(x, y)
+    finally:
+        eltwise.set_target(None)
+    first = next(iter(results.values()))
+    for t, r in results.items():
+        assert np.array_equal(r.view(np.uint8), first.view(np.uint8)), t
