@@ -209,20 +209,27 @@ bool ParseOptions(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs
 // ---------------------------------------------------------------------------
 // Errors that depend on values.
 
+// numpy.errstate's setting for division by zero ("warn", "raise", ...), or
+// "" with a Python error set.
+std::string DivideErrorMode() {
+  static PyObject* geterr = nullptr;  // numpy.geterr, looked up once
+  if (!geterr) {
+    Ref np(PyImport_ImportModule("numpy"));
+    if (!np) return "";
+    geterr = PyObject_GetAttrString(np.get(), "geterr");
+    if (!geterr) return "";
+  }
+  Ref state(PyObject_CallNoArgs(geterr));
+  if (!state) return "";
+  PyObject* mode = PyDict_GetItemString(state.get(), "divide");
+  return mode ? PyUnicode_AsUTF8(mode) : "warn";
+}
+
 // Reports integer division by zero as NumPy does, through numpy.errstate.
 // Returns false when it raised.
 bool ReportDivideByZero(const FunctionInfo& f) {
-  static PyObject* geterr = nullptr;
-  if (!geterr) {
-    Ref np(PyImport_ImportModule("numpy"));
-    if (!np) return false;
-    geterr = PyObject_GetAttrString(np.get(), "geterr");
-    if (!geterr) return false;
-  }
-  Ref state(PyObject_CallNoArgs(geterr));
-  if (!state) return false;
-  PyObject* mode_obj = PyDict_GetItemString(state.get(), "divide");
-  const std::string mode = mode_obj ? PyUnicode_AsUTF8(mode_obj) : "warn";
+  const std::string mode = DivideErrorMode();
+  if (mode.empty()) return false;
   const std::string msg = std::string("divide by zero encountered in ") + f.name;
   if (mode == "ignore") return true;
   if (mode == "raise") {
@@ -247,11 +254,9 @@ bool ReportDivideByZero(const FunctionInfo& f) {
 
 // True when numpy.errstate says divide="raise".
 bool DivideRaises() {
-  Ref np(PyImport_ImportModule("numpy"));
-  Ref state(np ? PyObject_CallMethod(np.get(), "geterr", nullptr) : nullptr);
-  if (!state) { PyErr_Clear(); return false; }
-  PyObject* m = PyDict_GetItemString(state.get(), "divide");
-  return m && std::strcmp(PyUnicode_AsUTF8(m), "raise") == 0;
+  const std::string mode = DivideErrorMode();
+  if (mode.empty()) PyErr_Clear();
+  return mode == "raise";
 }
 
 // True if any of n signed integers is negative: the OR of all of them is
