@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "hwy/highway.h"
 #include "kernels/loops-inl.h"
@@ -140,20 +141,10 @@ struct IntDivideByScalar {
   bool zero_divisor = false;
   bool divisor_negative = false;
   // |b| prepared for the lane width in use (only that one is set).
-  UDivisor<uint8_t> div8;
-  UDivisor<uint16_t> div16;
-  UDivisor<uint32_t> div32;
-  UDivisor<uint64_t> div64;
+  std::tuple<UDivisor<uint8_t>, UDivisor<uint16_t>, UDivisor<uint32_t>, UDivisor<uint64_t>>
+      divisors;
 
   int flags() const { return zero_divisor ? kFlagDivideByZero : 0; }
-
-  template <typename U>
-  const UDivisor<U>& Divisor() const {
-    if constexpr (sizeof(U) == 1) return div8;
-    else if constexpr (sizeof(U) == 2) return div16;
-    else if constexpr (sizeof(U) == 4) return div32;
-    else return div64;
-  }
 
   template <typename T>
   void PrepareScalarSecond(T b) {
@@ -162,7 +153,7 @@ struct IntDivideByScalar {
     if (zero_divisor) return;
     using U = std::make_unsigned_t<T>;
     const U magnitude = divisor_negative ? static_cast<U>(U{0} - static_cast<U>(b)) : static_cast<U>(b);
-    const_cast<UDivisor<U>&>(Divisor<U>()) = UDivisor<U>(magnitude);
+    std::get<UDivisor<U>>(divisors) = UDivisor<U>(magnitude);
   }
 
   template <class D, class V>
@@ -174,7 +165,7 @@ struct IntDivideByScalar {
 #else
     const hn::RebindToUnsigned<D> du;
     using U = hn::TFromD<decltype(du)>;
-    const UDivisor<U>& divisor = Divisor<U>();
+    const UDivisor<U>& divisor = std::get<UDivisor<U>>(divisors);
     V q;
     if constexpr (std::is_signed<T>::value) {
       const auto a_negative = hn::Lt(a, hn::Zero(d));

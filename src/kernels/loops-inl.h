@@ -249,6 +249,14 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   const auto vs = Widen(dc, hn::LoadU(ds, splat));
   if constexpr (kKind == LoopKind::kScalarSecond) op.PrepareScalarSecond(s);
 
+  // The result lanes for one vector of each operand, read from pa and pb
+  // (the broadcast operand of a scalar kind is vs instead).
+  const auto result_at = [&](const T* pa_i, const T* pb_i) {
+    const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, pa_i));
+    const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, pb_i));
+    return ResultLanes(dout, dc, op(dc, va, vb));
+  };
+
   // Computes `count` < N elements from i through padded buffers.
   const auto partial = [&](size_t i, size_t count) {
     HWY_ALIGN T ta[kMaxLanes];
@@ -257,9 +265,7 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
     for (size_t j = 0; j < kMaxLanes; ++j) ta[j] = tb[j] = OneOf<T>();
     if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i, count * sizeof(T));
     if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i, count * sizeof(T));
-    const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, ta));
-    const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, tb));
-    hn::StoreU(ResultLanes(dout, dc, op(dc, va, vb)), dout, to);
+    hn::StoreU(result_at(ta, tb), dout, to);
     memcpy(out + i, to, count * sizeof(O));
   };
 
@@ -272,17 +278,13 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
       const size_t head = misalign ? (vbytes - misalign) / sizeof(O) : 0;
       if (head) partial(0, head);
       for (i = head; i + N <= n; i += N) {
-        const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, a + i));
-        const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, b + i));
-        if constexpr (kCanStream) hn::Stream(ResultLanes(dout, dc, op(dc, va, vb)), dout, out + i);
+        if constexpr (kCanStream) hn::Stream(result_at(a + i, b + i), dout, out + i);
       }
       hwy::FlushStream();
     }
   }
   for (; i + N <= n; i += N) {
-    const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, a + i));
-    const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, b + i));
-    hn::StoreU(ResultLanes(dout, dc, op(dc, va, vb)), dout, out + i);
+    hn::StoreU(result_at(a + i, b + i), dout, out + i);
   }
   if (i < n) partial(i, n - i);
   return op.flags();
