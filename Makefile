@@ -1,23 +1,42 @@
 # The README's two commands: `make demo` and `make test`.
-# Each installs what a fresh Debian 12 machine lacks (Highway, SLEEF), then eltwise.
+# Each installs what a fresh Debian 12 machine lacks (Highway, SLEEF), makes the
+# project's virtual environment .venv, builds eltwise into it, then runs.
 PYTHON ?= python3
-# Debian's own python3 refuses system-wide pip installs without this.
-export PIP_BREAK_SYSTEM_PACKAGES := 1
+VENV ?= .venv
+PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 DEBS := libhwy-dev libsleef-dev pkg-config
+# pyproject.toml's [build-system] requires, installed into .venv so that builds
+# run without isolation and reuse build/: a second build recompiles only what changed.
+BUILD_DEPS := "scikit-build-core>=0.10" "pybind11>=3" "numpy>=2"
 
-.PHONY: deps install demo test bench
+.PHONY: deps venv install demo test bench sanitize fuzz
 deps:
 	@dpkg -s $(DEBS) >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y $(DEBS); }
 
-install: deps
-	$(PYTHON) -m pip install ".[test]"
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+venv: $(PY)
+
+install: deps venv
+	$(PY) -m pip install -q $(BUILD_DEPS)
+	$(PY) -m pip install --no-build-isolation ".[test]"
 
 demo: install
-	$(PYTHON) -m eltwise
+	$(PY) -m eltwise
 
 test: install
-	$(PYTHON) -m pytest
+	$(PY) -m pytest
 
 bench: install
-	$(PYTHON) -m benchmarks
+	$(PY) -m pip install -q --no-build-isolation ".[test,bench]"
+	$(PY) -m benchmarks
+
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+sanitize: install
+	PYTHON=$(PY) tools/sanitize
+
+# The fuzz test, long: ELTWISE_FUZZ_EXAMPLES calls per property.
+fuzz: install
+	ELTWISE_FUZZ_EXAMPLES=$${ELTWISE_FUZZ_EXAMPLES:-20000} $(PY) -m pytest tests/test_fuzz.py -p no:cacheprovider
