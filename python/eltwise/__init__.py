@@ -88,7 +88,12 @@ def _resolve_op(op):
 
 
 def elementwise(x1, x2, op, /, out=None, **kwargs):
-    return _resolve_op(op)(x1, x2, out, **kwargs)
+    function = _resolve_op(op)
+    if "pythondiv" in kwargs and function is not _functions["divide"]:
+        raise TypeError(
+            f"eltwise.elementwise: pythondiv applies only to op DIV ('divide'), not {op!r}; "
+            "floor_divide, mod and fmod name their rounding themselves")
+    return function(x1, x2, out, **kwargs)
 
 
 elementwise.__doc__ = _DOCS["elementwise"]

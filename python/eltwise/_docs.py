@@ -81,15 +81,17 @@ _AXIS = """\
 axis : int, optional
     Only with ``broadcast='pdpd'``: the dimension of `x1` at which the first
     dimension of `x2` lines up. The default, -1, aligns the trailing
-    dimensions (``x1.ndim - x2.ndim``). With any other mode, a value other
-    than -1 is a ValueError."""
+    dimensions (``x1.ndim - x2.ndim``). Any integer, or an object with
+    ``__index__`` (``numpy.int64``), as NumPy takes axes; not a bool. With
+    any other mode, a value other than -1 is a ValueError."""
 
 _PYTHONDIV = """\
 pythondiv : bool, optional
-    Integer dtypes only; ignored for floats. True (the default, as OpenVINO's
+    Integer operands only; ignored for floats. True (the default, as OpenVINO's
     ``m_pythondiv``) rounds the quotient toward minus infinity, like
     ``numpy.floor_divide`` and Python's ``//``. False truncates it toward
-    zero, like C, ONNX ``Div`` and TensorRT ``DIV``."""
+    zero, like C, ONNX ``Div`` and TensorRT ``DIV``. A bool (Python's or
+    NumPy's) or None (the default); anything else is a TypeError."""
 
 _DTYPE_COMPUTE = """\
 dtype : dtype_like, optional
@@ -408,6 +410,12 @@ _ARITH["divide"] = _Op(
         ``pythondiv=True`` and -3 with ``pythondiv=False``. The most negative
         integer divided by -1 wraps around to itself (int8: -128 / -1 is
         -128), with no warning.
+
+        Integer operands whose common dtype is float64 (a signed integer
+        with uint64, as NumPy promotes them) are still divided as integers:
+        the result is float64, rounded as `pythondiv` says (-7 / 2 is -4.0,
+        or -3.0), computed as ``numpy.floor_divide`` computes it. With
+        ``dtype=`` a float dtype asks for true division instead.
         """,
     engines=("Divide", "Div", "DIV"),
     pythondiv=True,
@@ -846,7 +854,8 @@ op : Op or str
 {axis}
 pythondiv : bool or None, optional
     Only with the division op (``DIV``, ``"divide"``): with any other op,
-    leave it out, or it is a TypeError. None (the default) means the default
+    ``FLOOR_DIV``, ``"mod"`` and ``"fmod"`` included (their names fix their
+    rounding), passing it at all is a TypeError. None (the default) means the default
     of ``divide``, True: integers rounded toward minus infinity, as OpenVINO.
     Pass False for TensorRT's and ONNX's truncation toward zero.
 dtype : dtype_like, optional

@@ -54,7 +54,7 @@ bool PdpdBroadcast(int64_t axis, Layout& a, Layout& b, int64_t* out, int* out_nd
   if (axis < 0) return false;
   int bnd = b.ndim;
   while (bnd > 0 && b.shape[bnd - 1] == 1) --bnd;
-  if (axis + bnd > a.ndim) return false;
+  if (axis > a.ndim - bnd) return false;  // not axis + bnd: axis may be near INT64_MAX
   for (int i = 0; i < bnd; ++i) {
     if (b.shape[i] != a.shape[axis + i] && b.shape[i] != 1) return false;
   }
@@ -68,6 +68,16 @@ bool PdpdBroadcast(int64_t axis, Layout& a, Layout& b, int64_t* out, int* out_nd
   return true;
 }
 
+// True when the product of the dims fits in int64 (NumPy's limit on sizes).
+bool SizeFits(const int64_t* shape, int ndim) {
+  int64_t size = 1;
+  for (int i = 0; i < ndim; ++i) {
+    if (shape[i] == 0) return true;
+    if (__builtin_mul_overflow(size, shape[i], &size)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool Broadcast(BroadcastMode mode, int64_t axis, Layout& a, Layout& b,
@@ -77,7 +87,12 @@ bool Broadcast(BroadcastMode mode, int64_t axis, Layout& a, Layout& b,
   const auto sb = [&] { return FormatShape(b.shape, b.ndim); };
   switch (mode) {
     case BroadcastMode::kNumpy:
-      if (NumpyBroadcast(a, b, out_shape, out_ndim)) return true;
+      if (NumpyBroadcast(a, b, out_shape, out_ndim)) {
+        if (SizeFits(out_shape, *out_ndim)) return true;
+        *error = std::string("eltwise.") + fn + ": the result of shape " +
+                 FormatShape(out_shape, *out_ndim) + " has more elements than an array can hold";
+        return false;
+      }
       // NumPy's own words, so one `match=` serves both libraries.
       *error = "operands could not be broadcast together with shapes " + sa() + " " + sb() + " ";
       return false;

@@ -28,14 +28,16 @@ constexpr bool IsInteger(DType t) { return t >= DType::kI8 && t <= DType::kU64; 
 
 // Binary operations. kFloorDivide is Python's `//` (and `divide` with
 // pythondiv on integers); kDivide truncates integers (C, ONNX, TensorRT).
+// kTruncDivide is kDivide's truncation on floats: integer operands whose
+// common type is float64 (int64 with uint64) divided with pythondiv=False.
 enum class OpId : int {
-  kAdd, kSubtract, kMultiply, kDivide, kFloorDivide, kMod, kFmod, kPower,
+  kAdd, kSubtract, kMultiply, kDivide, kFloorDivide, kMod, kFmod, kTruncDivide, kPower,
   kMaximum, kMinimum, kSquaredDifference,
   kLogicalAnd, kLogicalOr, kLogicalXor,
   kBitwiseAnd, kBitwiseOr, kBitwiseXor,
   kEqual, kNotEqual, kGreater, kGreaterEqual, kLess, kLessEqual,
 };
-constexpr int kNumOps = 23;
+constexpr int kNumOps = 24;
 
 constexpr bool ReturnsBool(OpId op) { return op >= OpId::kLogicalAnd && !(op >= OpId::kBitwiseAnd && op <= OpId::kBitwiseXor); }
 constexpr bool DividesIntegers(OpId op) { return op >= OpId::kDivide && op <= OpId::kFmod; }

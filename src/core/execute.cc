@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <vector>
+#include <memory>
+#include <new>
 
 #include "core/thread_pool.h"
 #include "kernels/table.h"
@@ -144,10 +145,13 @@ static int ExecuteTiled(const Plan& plan, const ExecuteArgs& args, bool* done) {
   } else {
     return 0;
   }
+  // No exception may leave Execute (it runs without the GIL): without
+  // memory for the tile, the call takes the ordinary path.
+  std::unique_ptr<char[]> tile(new (std::nothrow) char[static_cast<size_t>(k * n * isz)]);
+  if (!tile) return 0;
   *done = true;
   const char* row = tiled == kA ? args.a : args.b;
-  std::vector<char> tile(static_cast<size_t>(k * n * isz));
-  for (int64_t r = 0; r < k; ++r) memcpy(tile.data() + r * n * isz, row, static_cast<size_t>(n * isz));
+  for (int64_t r = 0; r < k; ++r) memcpy(tile.get() + r * n * isz, row, static_cast<size_t>(n * isz));
 
   const int64_t blocks = rows / k;
   Plan main = plan;
@@ -156,7 +160,7 @@ static int ExecuteTiled(const Plan& plan, const ExecuteArgs& args, bool* done) {
   main.size = blocks * k * n;
   for (int s = 0; s < 3; ++s) main.stride[s][0] = s == tiled ? 0 : k * n * (s == kOut ? osz : isz);
   ExecuteArgs main_args = args;
-  (tiled == kA ? main_args.a : main_args.b) = tile.data();
+  (tiled == kA ? main_args.a : main_args.b) = tile.get();
   int flags = Execute(main, main_args);
 
   Plan rest = plan;  // the leftover rows, through the ordinary path

@@ -49,15 +49,19 @@ struct RoundedSquaredDifferenceOp : OpBase {
   }
 };
 
-// NaN propagates (a NaN first operand wins over a NaN second one); on ties,
-// -0.0 against 0.0 included, the first operand wins. kMax: maximum, else
-// minimum.
-template <bool kMax>
+// NaN propagates (a NaN first operand wins over a NaN second one). Ties of
+// -0.0 and 0.0 go as NumPy's loops decide them on x86-64 (SPEC §4): to the
+// second operand for float32, float64 and bfloat16 (ml_dtypes), to the first
+// for float16. Equal values are otherwise the same bits, so only those ties
+// differ. kMax: maximum, else minimum; kFirstOnTie: the float16 rule.
+template <bool kMax, bool kFirstOnTie>
 struct ExtremumOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
-      const auto b_wins = kMax ? hn::Lt(a, b) : hn::Lt(b, a);
+      // Highway's Max/Min follow the hardware on ties and NaN: not used.
+      const auto b_wins = kFirstOnTie ? (kMax ? hn::Lt(a, b) : hn::Lt(b, a))
+                                      : (kMax ? hn::Le(a, b) : hn::Le(b, a));
       const V r = hn::IfThenElse(hn::Or(b_wins, hn::IsNaN(b)), b, a);
       return hn::IfThenElse(hn::IsNaN(a), a, r);
     } else {
@@ -65,8 +69,8 @@ struct ExtremumOp : OpBase {
     }
   }
 };
-using MaximumOp = ExtremumOp<true>;
-using MinimumOp = ExtremumOp<false>;
+using MaximumOp = ExtremumOp<true, false>;
+using MinimumOp = ExtremumOp<false, false>;
 
 // Valid lane types: integers and bool.
 struct BitwiseAndOp : OpBase {
@@ -93,8 +97,10 @@ void FillArithmetic(KernelTable& t) {
       t, OpId::kSquaredDifference, DType::kF16);
   SetLoops<RoundedSquaredDifferenceOp<hwy::bfloat16_t>, hwy::bfloat16_t, hwy::bfloat16_t>(
       t, OpId::kSquaredDifference, DType::kBF16);
-  SetLoopsFor<MaximumOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kMaximum);
-  SetLoopsFor<MinimumOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kMinimum);
+  SetLoopsFor<MaximumOp, false, ELTWISE_INT_TYPES, hwy::bfloat16_t, float, double>(t, OpId::kMaximum);
+  SetLoopsFor<MinimumOp, false, ELTWISE_INT_TYPES, hwy::bfloat16_t, float, double>(t, OpId::kMinimum);
+  SetLoops<ExtremumOp<true, true>, hwy::float16_t, hwy::float16_t>(t, OpId::kMaximum, DType::kF16);
+  SetLoops<ExtremumOp<false, true>, hwy::float16_t, hwy::float16_t>(t, OpId::kMinimum, DType::kF16);
   SetLoopsFor<BitwiseAndOp, false, ELTWISE_INT_TYPES>(t, OpId::kBitwiseAnd);
   SetLoopsFor<BitwiseOrOp, false, ELTWISE_INT_TYPES>(t, OpId::kBitwiseOr);
   SetLoopsFor<BitwiseXorOp, false, ELTWISE_INT_TYPES>(t, OpId::kBitwiseXor);

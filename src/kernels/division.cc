@@ -356,6 +356,24 @@ struct FloatFmod : OpBase {
   }
 };
 
+// Division rounded toward zero, on floats: npy_divmod's quotient without its
+// step toward -inf, so it agrees with FloatFloorDivide wherever the signs
+// agree. Only integer operands promoted to float64 get here (divide with
+// pythondiv=False on int64 and uint64), so lanes go one at a time.
+struct FloatTruncDivide : OpBase {
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
+    using F = hn::TFromD<D>;
+    return PerLane(d, a, b, [](F x, F y) {
+      if (y == 0) return x / y;
+      const F div = (x - std::fmod(x, y)) / y;  // within rounding of an integer
+      if (div == 0) return std::copysign(F(0), x / y);
+      F t = std::floor(div);
+      if (div - t > F(0.5)) t += F(1);
+      return t;
+    });
+  }
+};
+
 // Gives a float functor the Compute alias of the float dtypes.
 template <class FloatOp>
 struct OnFloats : FloatOp {
@@ -384,6 +402,7 @@ void FillDivision(KernelTable& t) {
   SetDivisionRow<Rounding::kFloor, Result::kQuotient, FloatFloorDivide>(t, OpId::kFloorDivide);
   SetDivisionRow<Rounding::kFloor, Result::kRemainder, FloatMod>(t, OpId::kMod);
   SetDivisionRow<Rounding::kTrunc, Result::kRemainder, FloatFmod>(t, OpId::kFmod);
+  SetLoopsFor<OnFloats<FloatTruncDivide>, false, double>(t, OpId::kTruncDivide);
 }
 
 }  // namespace HWY_NAMESPACE

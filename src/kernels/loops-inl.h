@@ -50,6 +50,7 @@ HWY_INLINE T OneOf() {
 // F16C does them (AVX2, AVX3); elsewhere they mishandle Inf/NaN and truncate,
 // so those targets use the bit-exact integer recipes below.
 
+#undef ELTWISE_F16C  // this header is re-included once per target
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || \
     HWY_TARGET == HWY_AVX3_DL
 #define ELTWISE_F16C 1

@@ -1,0 +1,225 @@
+#include "python/binary_call.h"
+
+#include <exception>
+#include <new>
+#include <string>
+
+#include "core/broadcast.h"
+#include "core/execute.h"
+#include "core/plan.h"
+#include "kernels/table.h"
+#include "python/arguments.h"
+#include "python/errstate.h"
+#include "python/mixed_sign_compare.h"
+#include "python/overlap.h"
+#include "python/promotion.h"
+#include "python/value_checks.h"
+
+namespace eltwise {
+namespace {
+
+// The operation the kernels run: `divide` on integers floors (pythondiv) or
+// truncates. Integer operands whose common type is float64 (a signed integer
+// with uint64) are still divided as integers, as numpy.floor_divide does,
+// unless dtype= asked for a float computation.
+OpId KernelOp(const FunctionInfo& f, const Options& opt, const Operands& ops, DType compute) {
+  if (f.op != OpId::kDivide) return f.op;
+  if (IsInteger(compute)) return opt.pythondiv ? OpId::kFloorDivide : OpId::kDivide;
+  const bool integer_operands = IsInteger(ops.dt[0]) && IsInteger(ops.dt[1]) && !ops.AnyWeak();
+  if (integer_operands && !opt.dtype) {
+    return opt.pythondiv ? OpId::kFloorDivide : OpId::kTruncDivide;
+  }
+  return f.op;
+}
+
+void FillLayout(PyArrayObject* a, Layout* l) {
+  l->ndim = PyArray_NDIM(a);
+  for (int i = 0; i < l->ndim; ++i) {
+    l->shape[i] = PyArray_DIM(a, i);
+    l->strides[i] = PyArray_STRIDE(a, i);
+  }
+}
+
+// Checks `out` against the result's shape and dtype (SPEC §5).
+bool CheckOut(const FunctionInfo& f, PyArrayObject* out, const int64_t* shape, int nd,
+              PyArray_Descr* rdescr) {
+  bool same = PyArray_NDIM(out) == nd;
+  for (int i = 0; same && i < nd; ++i) same = PyArray_DIM(out, i) == shape[i];
+  if (!same) {
+    int64_t os[kMaxDims];
+    for (int i = 0; i < PyArray_NDIM(out); ++i) os[i] = PyArray_DIM(out, i);
+    PyErr_Format(PyExc_ValueError, "eltwise.%s: out has shape %s but the result has shape %s",
+                 f.name, FormatShape(os, PyArray_NDIM(out)).c_str(), FormatShape(shape, nd).c_str());
+    return false;
+  }
+  if (PyArray_FailUnlessWriteable(out, "output array") < 0) return false;
+  if (!PyArray_CanCastTypeTo(rdescr, PyArray_DESCR(out), NPY_SAME_KIND_CASTING)) {
+    PyErr_Format(PyExc_TypeError,
+                 "Cannot cast ufunc '%s' output from %R to %R with casting rule 'same_kind'",
+                 f.name, reinterpret_cast<PyObject*>(rdescr),
+                 reinterpret_cast<PyObject*>(PyArray_DESCR(out)));
+    return false;
+  }
+  return true;
+}
+
+// Copies a finished result into `out`. A cast to out's dtype (which may
+// raise under numpy.errstate) happens first, into a temporary, so an error
+// leaves out untouched.
+bool CopyToOut(PyArrayObject* out, PyArrayObject* result) {
+  Ref cast;
+  if (!PyArray_EquivTypes(PyArray_DESCR(out), PyArray_DESCR(result))) {
+    PyArray_Descr* d = PyArray_DESCR(out);
+    Py_INCREF(d);
+    cast.reset(PyArray_FromArray(result, d, NPY_ARRAY_FORCECAST));
+    if (!cast) return false;
+    result = cast.arr();
+  }
+  return PyArray_CopyInto(out, result) == 0;
+}
+
+PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
+               PyObject* kwnames) {
+  Options opt;
+  if (!ParseArguments(f, args, nargs, kwnames, &opt)) return nullptr;
+  Operands ops;
+  if (!ReadOperands(f, opt.x1, opt.x2, &ops)) return nullptr;
+  DType compute;
+  if (!ComputeDType(f, ops, opt.dtype, &compute)) return nullptr;
+
+  if (compute == DType::kBool && f.accepts == Accepts::kNumeric) {
+    PyErr_Format(PyExc_TypeError, "eltwise.%s does not support bool operands", f.name);
+    return nullptr;
+  }
+  if (IsFloat(compute) && f.accepts == Accepts::kIntegersBool) {
+    Ref d(reinterpret_cast<PyObject*>(DescrOf(compute)));
+    return d ? TypeErrorDType(f, reinterpret_cast<PyArray_Descr*>(d.get())) : nullptr;
+  }
+  const OpId op = KernelOp(f, opt, ops, compute);
+  const int mixed_signed = MixedSignOperand(op, opt.dtype, ops);
+  if (mixed_signed >= 0) compute = DType::kU64;
+
+  // Operands in the compute dtype, aligned and native (copies only if not).
+  PyArray_Descr* cdescr = DescrOf(compute);
+  Ref cdescr_ref(reinterpret_cast<PyObject*>(cdescr));
+  if (!cdescr) return nullptr;
+  Ref* arr = ops.arr;
+  for (int i = 0; i < 2; ++i) {
+    PyObject* src = arr[i] ? arr[i].get() : ops.x[i];
+    if (arr[i] && PyArray_EquivTypes(PyArray_DESCR(arr[i].arr()), cdescr) &&
+        PyArray_ISALIGNED(arr[i].arr()) && PyArray_ISNOTSWAPPED(arr[i].arr())) {
+      continue;
+    }
+    Py_INCREF(cdescr);
+    arr[i].reset(PyArray_FromAny(src, cdescr, 0, 0,
+                                 NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST,
+                                 nullptr));
+    if (!arr[i]) return nullptr;
+  }
+
+  Layout la, lb;
+  int64_t shape[kMaxDims];
+  int nd = 0;
+  const auto broadcast = [&]() {
+    FillLayout(arr[0].arr(), &la);
+    FillLayout(arr[1].arr(), &lb);
+    std::string error;
+    if (Broadcast(opt.mode, opt.axis, la, lb, shape, &nd, f.name, &error)) return true;
+    PyErr_SetString(PyExc_ValueError, error.c_str());
+    return false;
+  };
+  if (!broadcast()) return nullptr;
+
+  const DType result = ReturnsBool(op) ? DType::kBool : compute;
+  Ref rdescr_ref(result == compute ? nullptr : reinterpret_cast<PyObject*>(DescrOf(result)));
+  PyArray_Descr* rdescr = result == compute ? cdescr
+                                            : reinterpret_cast<PyArray_Descr*>(rdescr_ref.get());
+  if (!rdescr) return nullptr;
+
+  PyArrayObject* out = opt.out;
+  if (out && !CheckOut(f, out, shape, nd, rdescr)) return nullptr;
+  if (op == OpId::kPower && IsSignedInt(compute)) {
+    const int negative = AnyNegative(arr[1].arr());
+    if (negative < 0) return nullptr;
+    if (negative) {
+      PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+      return nullptr;
+    }
+  }
+
+  const size_t isz = ItemSize(compute), osz = ItemSize(result);
+  // Write straight into out when it holds the result dtype natively, unless
+  // an error raised after the kernels ran would leave it half-written.
+  bool direct = out && PyArray_EquivTypes(PyArray_DESCR(out), rdescr) &&
+                PyArray_ISALIGNED(out) && PyArray_ISNOTSWAPPED(out) && mixed_signed < 0;
+  if (direct && DividesIntegers(op) && IsInteger(compute)) {
+    const int zero = AnyZero(arr[1].arr());
+    if (zero < 0) return nullptr;
+    if (zero && DivideRaises()) direct = false;
+  }
+  Ref target;
+  if (direct) {
+    bool copied = false;
+    for (int i = 0; i < 2; ++i) {
+      if (Overlaps(PyArray_BYTES(arr[i].arr()), i == 0 ? la : lb, isz, out)) {
+        arr[i].reset(PyArray_NewCopy(arr[i].arr(), NPY_KEEPORDER));
+        if (!arr[i]) return nullptr;
+        copied = true;
+      }
+    }
+    if (copied && !broadcast()) return nullptr;
+    Py_INCREF(out);
+    target.reset(reinterpret_cast<PyObject*>(out));
+  } else {
+    Py_INCREF(rdescr);
+    npy_intp dims[kMaxDims];
+    for (int i = 0; i < nd; ++i) dims[i] = shape[i];
+    target.reset(PyArray_NewFromDescr(&PyArray_Type, rdescr, nd, dims, nullptr, nullptr, 0, nullptr));
+    if (!target) return nullptr;
+  }
+
+  int64_t ostrides[kMaxDims];
+  for (int i = 0; i < nd; ++i) ostrides[i] = PyArray_STRIDE(target.arr(), i);
+  const Plan plan = MakePlan(shape, nd, la.strides, lb.strides, ostrides);
+  ExecuteArgs ex{PyArray_BYTES(arr[0].arr()), PyArray_BYTES(arr[1].arr()),
+                 PyArray_BYTES(target.arr()), isz, osz,
+                 Kernels().k[static_cast<int>(op)][static_cast<int>(compute)]};
+  int flags;
+  if (static_cast<size_t>(plan.size) * (2 * isz + osz) >= kParallelBytes) {
+    Py_BEGIN_ALLOW_THREADS
+    flags = Execute(plan, ex);
+    Py_END_ALLOW_THREADS
+  } else {
+    flags = Execute(plan, ex);
+  }
+
+  if ((flags & kFlagDivideByZero) && !ReportDivideByZero(f)) return nullptr;
+  if (mixed_signed >= 0 &&
+      !FixMixedSignCompare(op, mixed_signed, arr[mixed_signed].arr(), mixed_signed == 0 ? la : lb,
+                           target.arr())) {
+    return nullptr;
+  }
+  if (out) {
+    if (!direct && !CopyToOut(out, target.arr())) return nullptr;
+    Py_INCREF(out);
+    return reinterpret_cast<PyObject*>(out);
+  }
+  return PyArray_Return(reinterpret_cast<PyArrayObject*>(target.release()));
+}
+
+}  // namespace
+
+PyObject* BinaryCall(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
+                     PyObject* kwnames) noexcept {
+  // A C++ exception must not unwind into the interpreter (it would abort).
+  try {
+    return Call(f, args, nargs, kwnames);
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_Format(PyExc_RuntimeError, "eltwise.%s: internal error: %s", f.name, e.what());
+    return nullptr;
+  }
+}
+
+}  // namespace eltwise

@@ -1,0 +1,99 @@
+#include "python/promotion.h"
+
+#include <algorithm>
+
+namespace eltwise {
+namespace {
+
+Weak WeakKind(PyObject* o) {
+  if (PyBool_Check(o)) return Weak::kBool;
+  if (PyLong_CheckExact(o)) return Weak::kInt;
+  if (PyFloat_CheckExact(o)) return Weak::kFloat;
+  return Weak::kNone;
+}
+
+// The dtype a weak Python scalar takes on its own (int64, float64, bool).
+DType WeakDefault(Weak w) {
+  return w == Weak::kBool ? DType::kBool : w == Weak::kInt ? DType::kI64 : DType::kF64;
+}
+
+// Result dtype of a strong dtype with a weak scalar (NEP 50).
+DType PromoteWeak(DType strong, Weak w) {
+  if (w == Weak::kBool) return strong;
+  if (w == Weak::kInt) return strong == DType::kBool ? DType::kI64 : strong;
+  // bfloat16 with a Python float gives float32, as ml_dtypes' own `a + 1.0`.
+  if (strong == DType::kBF16) return DType::kF32;
+  return IsFloat(strong) ? strong : DType::kF64;
+}
+
+}  // namespace
+
+bool ReadOperands(const FunctionInfo& f, PyObject* x1, PyObject* x2, Operands* ops) {
+  ops->x[0] = x1;
+  ops->x[1] = x2;
+  for (int i = 0; i < 2; ++i) {
+    PyObject* x = ops->x[i];
+    ops->weak[i] = WeakKind(x);
+    if (ops->weak[i] != Weak::kNone) {
+      ops->dt[i] = WeakDefault(ops->weak[i]);
+      continue;
+    }
+    if (PyArray_Check(x)) {
+      Py_INCREF(x);
+      ops->arr[i].reset(x);
+    } else {
+      ops->arr[i].reset(PyArray_FromAny(x, nullptr, 0, 0, 0, nullptr));
+      if (!ops->arr[i]) return false;
+    }
+    PyArray_Descr* d = PyArray_DESCR(ops->arr[i].arr());
+    if (!ToDType(d, &ops->dt[i])) {
+      TypeErrorDType(f, d);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ComputeDType(const FunctionInfo& f, const Operands& ops, PyArray_Descr* forced,
+                  DType* compute) {
+  if (forced) {
+    if (!ToDType(forced, compute)) {
+      TypeErrorDType(f, forced);
+      return false;
+    }
+    for (int i = 0; i < 2; ++i) {
+      Ref from(reinterpret_cast<PyObject*>(ops.arr[i] ? PyArray_DESCR(ops.arr[i].arr())
+                                                      : DescrOf(ops.dt[i])));
+      if (ops.arr[i]) Py_INCREF(from.get());
+      if (!from) return false;
+      if (!PyArray_CanCastTypeTo(reinterpret_cast<PyArray_Descr*>(from.get()), forced,
+                                 NPY_SAME_KIND_CASTING)) {
+        PyErr_Format(PyExc_TypeError,
+                     "Cannot cast ufunc '%s' input %d from %R to %R with casting rule 'same_kind'",
+                     f.name, i, from.get(), reinterpret_cast<PyObject*>(forced));
+        return false;
+      }
+    }
+    return true;
+  }
+  const DType* dt = ops.dt;
+  if (ops.weak[0] != Weak::kNone && ops.weak[1] != Weak::kNone) {
+    *compute = std::max(dt[0], dt[1]);  // bool < int64 < float64 in DType order
+  } else if (ops.AnyWeak()) {
+    const int s = ops.weak[0] != Weak::kNone ? 1 : 0;
+    *compute = PromoteWeak(dt[s], ops.weak[1 - s]);
+  } else if (dt[0] == dt[1]) {
+    *compute = dt[0];
+  } else {
+    PyArray_Descr* p =
+        PyArray_PromoteTypes(PyArray_DESCR(ops.arr[0].arr()), PyArray_DESCR(ops.arr[1].arr()));
+    if (!p) return false;
+    const bool ok = ToDType(p, compute);
+    if (!ok) TypeErrorDType(f, p);
+    Py_DECREF(p);
+    return ok;
+  }
+  return true;
+}
+
+}  // namespace eltwise

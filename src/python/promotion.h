@@ -1,0 +1,35 @@
+// The operands of a call and the dtype it computes in: NumPy 2's promotion,
+// Python scalars weak as in NEP 50, bfloat16 as ml_dtypes promotes it (SPEC §2).
+#ifndef ELTWISE_PYTHON_PROMOTION_H_
+#define ELTWISE_PYTHON_PROMOTION_H_
+
+#include "python/numpy_dtypes.h"
+
+namespace eltwise {
+
+// A Python bool, int or float operand: it takes the other operand's dtype.
+enum class Weak { kNone, kBool, kInt, kFloat };
+
+struct Operands {
+  PyObject* x[2] = {nullptr, nullptr};  // as given (borrowed)
+  Weak weak[2] = {Weak::kNone, Weak::kNone};
+  Ref arr[2];                           // the arrays; empty for a weak scalar
+  DType dt[2] = {DType::kBool, DType::kBool};  // a weak scalar's own default dtype
+
+  bool AnyWeak() const { return weak[0] != Weak::kNone || weak[1] != Weak::kNone; }
+};
+
+// Reads x1 and x2: arrays as they are, anything else through numpy.asarray,
+// Python scalars kept weak. False with an error set (TypeError for a dtype
+// eltwise does not compute in).
+bool ReadOperands(const FunctionInfo& f, PyObject* x1, PyObject* x2, Operands* ops);
+
+// The dtype the call computes in: `forced` (dtype=) if given, after checking
+// both operands cast to it under same_kind; else the promoted dtype. False
+// with an error set.
+bool ComputeDType(const FunctionInfo& f, const Operands& ops, PyArray_Descr* forced,
+                  DType* compute);
+
+}  // namespace eltwise
+
+#endif  // ELTWISE_PYTHON_PROMOTION_H_
