@@ -209,3 +209,86 @@ def test_changing_thread_count_after_use_is_safe():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == "ok", (
         f"exit code {r.returncode} (negative = killed by signal): {r.stderr[-2000:]}")
+
+
+def test_calls_while_other_threads_change_threads_and_target():
+    """8 Python threads make large calls (contiguous, strided, scalar; float and integer)
+    and check each result against NumPy while 2 threads keep calling set_num_threads and
+    set_target: a call in flight keeps a valid kernel table and pool, nothing crashes,
+    hangs or gives a wrong result. Run in a subprocess with a timeout, so that a crash or
+    a hang fails the test instead of ending or stalling the session."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import threading, time
+        import numpy as np, eltwise
+
+        rng = np.random.default_rng(5)
+        N = 1_000_000
+        a = rng.standard_normal(N)
+        b = rng.standard_normal(N) + 3.0
+        x = rng.integers(-10**6, 10**6, N).astype(np.int32)
+        y = rng.integers(1, 1000, N).astype(np.int32)
+        f = rng.standard_normal(N).astype(np.float32)
+        cases = [
+            (eltwise.divide, (a, b), a / b),
+            (eltwise.add, (a, b), a + b),
+            (eltwise.divide, (x, y), x // y),
+            (eltwise.add, (f[::2], f[1::2]), f[::2] + f[1::2]),
+            (eltwise.divide, (a[::-1], 4.0), a[::-1] / 4.0),
+        ]
+        targets = list(eltwise.get_targets()) + [None]
+        stop = threading.Event()
+        errors, calls, changes = [], [0] * 8, [0] * 2
+
+        def caller(i):
+            try:
+                k = i
+                while not stop.is_set():
+                    fn, args, exp = cases[k % len(cases)]
+                    got = fn(*args)
+                    assert got.dtype == exp.dtype and np.array_equal(got, exp), (i, k)
+                    calls[i] += 1
+                    k += 1
+            except BaseException as e:
+                errors.append(repr(e))
+                stop.set()
+
+        def changer(j):
+            try:
+                k = 0
+                while not stop.is_set():
+                    eltwise.set_num_threads(1 + (k + j) % 4)
+                    eltwise.set_target(targets[(k + 2 * j) % len(targets)])
+                    changes[j] += 1
+                    k += 1
+                    time.sleep(0.001)
+            except BaseException as e:
+                errors.append(repr(e))
+                stop.set()
+
+        ts = [threading.Thread(target=caller, args=(i,)) for i in range(8)]
+        ts += [threading.Thread(target=changer, args=(j,)) for j in range(2)]
+        for t in ts:
+            t.start()
+        stop.wait(4.0)
+        stop.set()
+        for t in ts:
+            t.join(60)
+        assert not any(t.is_alive() for t in ts), "a thread hung"
+        assert not errors, errors[0]
+        assert min(calls) > 0 and min(changes) > 0, (calls, changes)
+        eltwise.set_target(None)
+        assert np.array_equal(eltwise.divide(a, b), a / b)
+        print("ok", sum(calls), sum(changes))
+        """
+    )
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"hung: killed after {e.timeout} s")
+    assert r.returncode == 0 and r.stdout.startswith("ok"), (
+        f"exit code {r.returncode} (negative = killed by signal): {r.stdout[-500:]} {r.stderr[-2000:]}")

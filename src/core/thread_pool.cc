@@ -1,8 +1,11 @@
 #include "core/thread_pool.h"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <chrono>
+#include <exception>
+#include <new>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -32,16 +35,51 @@ int AvailableCpus() {
 }
 
 ThreadPool& ThreadPool::Get() {
-  // Leaked on purpose: joining threads during interpreter shutdown can hang.
   static ThreadPool* pool = new ThreadPool();
   return *pool;
 }
 
-ThreadPool::ThreadPool() { SetThreads(AvailableCpus()); }
+namespace {
 
-ThreadPool::~ThreadPool() { Stop(); }
+// The pool, for the fork handler (which must not wait on Get()'s guard).
+std::atomic<ThreadPool*> g_pool{nullptr};
 
-void ThreadPool::Stop() {
+// Made while the extension loads, so that no fork can catch its construction
+// half done in another thread. Starts no thread.
+struct MakeOnLoad {
+  MakeOnLoad() { ThreadPool::Get(); }
+} g_make_on_load;
+
+}  // namespace
+
+ThreadPool::ThreadPool() : threads_(AvailableCpus()) {
+  // Registered once: the pool lives as long as the process.
+  pthread_atfork(nullptr, nullptr, [] {
+    if (ThreadPool* pool = g_pool.load()) pool->ResetAfterFork();
+  });
+  g_pool.store(this);
+}
+
+void ThreadPool::ResetAfterFork() {
+  // Only the forking thread exists in the child: the workers are gone and any
+  // lock may be held by a thread that no longer exists. Reuse the storage of
+  // the thread objects (joining them hangs, destroying a joinable one
+  // terminates), the locks and the condition variable without destroying
+  // them: the parent's thread objects are leaked.
+  new (&workers_) std::vector<std::thread>();
+  new (&run_mutex_) std::mutex();
+  new (&mutex_) std::mutex();
+  new (&wake_) std::condition_variable();
+  started_ = false;  // the next Run starts the child's workers
+  task_ = nullptr;
+  ctx_ = nullptr;
+  open_.store(false);
+  inside_.store(0);
+  sleepers_ = 0;
+  stopping_.store(false);
+}
+
+void ThreadPool::StopWorkers() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_.store(true);
@@ -50,18 +88,28 @@ void ThreadPool::Stop() {
   for (auto& w : workers_) w.join();
   workers_.clear();
   stopping_.store(false);
+  started_ = false;
+}
+
+void ThreadPool::StartWorkers() {
+  started_ = true;
+  // Workers start from the current call count (no call is open: we hold
+  // run_mutex_), so none re-runs an old call and all see the next one.
+  const uint64_t now = generation_.load();
+  const int n = threads_.load();
+  try {
+    for (int i = 1; i < n; ++i) workers_.emplace_back(&ThreadPool::WorkerLoop, this, now);
+  } catch (const std::exception&) {
+    // No more threads (resource limits): run with those that started.
+  }
 }
 
 void ThreadPool::SetThreads(int n) {
-  std::lock_guard<std::mutex> run_lock(run_mutex_);
   if (n < 1) n = 1;
-  if (n == threads_ && static_cast<int>(workers_.size()) == n - 1) return;
-  Stop();
-  threads_ = n;
-  // Workers start from the current call count (no Run is in progress: we hold
-  // run_mutex_), so none re-runs an old call or misses the next one.
-  const uint64_t now = generation_.load();
-  for (int i = 1; i < n; ++i) workers_.emplace_back(&ThreadPool::WorkerLoop, this, now);
+  std::lock_guard<std::mutex> run_lock(run_mutex_);
+  if (n == threads_.load()) return;
+  StopWorkers();
+  threads_.store(n);
 }
 
 bool ThreadPool::AwaitCall(uint64_t seen) {
@@ -95,7 +143,12 @@ void ThreadPool::WorkerLoop(uint64_t seen) {
 
 void ThreadPool::Run(Task task, void* ctx) {
   std::unique_lock<std::mutex> run_lock(run_mutex_, std::try_to_lock);
-  if (!run_lock.owns_lock() || workers_.empty()) {
+  if (!run_lock.owns_lock()) {
+    task(ctx);
+    return;
+  }
+  if (!started_) StartWorkers();
+  if (workers_.empty()) {
     task(ctx);
     return;
   }

@@ -1,5 +1,12 @@
 // The kernel table in use and the choice of Highway target.
+//
+// Calls read the table with the GIL released while set_target may pick another
+// target, so a table is never changed once published: there is one per target,
+// built on first use and never freed, and the one in use is an atomic pointer.
+// Everything else here (and hwy::SetSupportedTargetsForTest, which is not
+// thread-safe) runs with the GIL held: at load and from set_target.
 
+#include <atomic>
 #include <cstdlib>
 
 #include "hwy/targets.h"
@@ -8,9 +15,10 @@
 namespace eltwise {
 namespace {
 
-KernelTable g_table;
-int64_t g_target = 0;       // the target g_table was built for
-int64_t g_restriction = 0;  // the one set_target asked for; 0 = none
+std::vector<int64_t> g_usable;            // compiled targets this CPU runs, best first
+const KernelTable* g_tables[64] = {};     // by target bit; built on first use
+std::atomic<const KernelTable*> g_current{nullptr};
+std::atomic<int64_t> g_target{0};         // the target of g_current
 
 // The best target in `mask` that this build compiled.
 int64_t BestOf(int64_t mask) {
@@ -20,49 +28,57 @@ int64_t BestOf(int64_t mask) {
   return 0;
 }
 
-void Rebuild() {
-  KernelTable t;
-  FillArithmeticKernels(t);
-  FillDivisionKernels(t);
-  FillPowerKernels(t);
-  FillCompareKernels(t);
-  g_table = t;
-  g_target = BestOf(hwy::SupportedTargets());
+// Restricts dispatch to `restriction` (0 = none) and publishes the table of
+// the target that dispatch now picks, building it the first time.
+void Use(int64_t restriction) {
+  hwy::SetSupportedTargetsForTest(restriction);
+  // Choose now rather than in the next dispatch (which may run on a thread
+  // without the GIL, inside PackStrided).
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  const int64_t target = BestOf(hwy::SupportedTargets());
+  const KernelTable*& slot = g_tables[target ? hwy::Num0BitsBelowLS1Bit_Nonzero64(target) : 0];
+  if (!slot) {
+    auto* t = new KernelTable();
+    FillArithmeticKernels(*t);
+    FillDivisionKernels(*t);
+    FillPowerKernels(*t);
+    FillCompareKernels(*t);
+    slot = t;
+  }
+  g_target.store(target);
+  g_current.store(slot, std::memory_order_release);
 }
 
 struct InitOnLoad {
-  InitOnLoad() { Rebuild(); }
+  InitOnLoad() {
+    hwy::SetSupportedTargetsForTest(0);
+    g_usable = hwy::SupportedAndGeneratedTargets();
+    Use(0);
+  }
 } g_init;
 
 }  // namespace
 
-const KernelTable& Kernels() { return g_table; }
+const KernelTable& Kernels() { return *g_current.load(std::memory_order_acquire); }
 
 std::vector<std::string> AvailableTargets() {
-  // Lift any restriction for the listing: everything this CPU can run.
-  hwy::SetSupportedTargetsForTest(0);
   std::vector<std::string> names;
-  for (int64_t t : hwy::SupportedAndGeneratedTargets()) names.push_back(hwy::TargetName(t));
-  hwy::SetSupportedTargetsForTest(g_restriction);
+  for (int64_t t : g_usable) names.push_back(hwy::TargetName(t));
   return names;
 }
 
-std::string CurrentTarget() { return hwy::TargetName(g_target); }
+std::string CurrentTarget() { return hwy::TargetName(g_target.load()); }
 
 bool SelectTarget(const std::string& name) {
-  hwy::SetSupportedTargetsForTest(0);
-  bool found = name.empty();
   int64_t chosen = 0;
-  for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
-    if (name == hwy::TargetName(t)) {
-      chosen = t;
-      found = true;
+  if (!name.empty()) {
+    for (int64_t t : g_usable) {
+      if (name == hwy::TargetName(t)) chosen = t;
     }
+    if (chosen == 0) return false;
   }
-  if (found) g_restriction = chosen;
-  hwy::SetSupportedTargetsForTest(g_restriction);
-  Rebuild();
-  return found;
+  Use(chosen);
+  return true;
 }
 
 }  // namespace eltwise

@@ -41,7 +41,8 @@ void FillCompareKernels(KernelTable& t);
 // where the stride allows).
 void PackStrided(void* dst, const void* src, int64_t stride, size_t n, size_t size);
 
-// The table in use; rebuilt by SelectTarget.
+// The table in use. It is never changed or freed (SelectTarget publishes
+// another), so a call may keep using it while another thread selects a target.
 const KernelTable& Kernels();
 
 // Names of the compiled targets this CPU runs, best first.
