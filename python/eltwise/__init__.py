@@ -8,11 +8,13 @@ C++ kernels with Google Highway runtime dispatch. See ``help(eltwise.divide)``.
 from __future__ import annotations
 
 import enum
+import inspect as _inspect
 import os as _os
 import warnings as _warnings
 
-from . import _eltwise
+from . import _delegation, _eltwise, ufunc
 from ._docs import DOCS as _DOCS
+from ._names import FUNCTION_NAMES as _FUNCTION_NAMES
 from ._eltwise import (
     __version__,
     get_num_threads,
@@ -23,24 +25,28 @@ from ._eltwise import (
     show_config,
 )
 
-_FUNCTION_NAMES = (
-    "add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder",
-    "fmod", "power", "maximum", "minimum", "squared_difference",
-    "logical_and", "logical_or", "logical_xor",
-    "bitwise_and", "bitwise_or", "bitwise_xor",
-    "equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
-)
+
+def _signature(name: str) -> _inspect.Signature:
+    P = _inspect.Parameter
+    params = [P("x1", P.POSITIONAL_ONLY), P("x2", P.POSITIONAL_ONLY),
+              P("out", P.POSITIONAL_OR_KEYWORD, default=None),
+              P("broadcast", P.KEYWORD_ONLY, default="numpy"),
+              P("axis", P.KEYWORD_ONLY, default=-1)]
+    if name == "divide":
+        params.append(P("pythondiv", P.KEYWORD_ONLY, default=True))
+    params.append(P("dtype", P.KEYWORD_ONLY, default=None))
+    return _inspect.Signature(params)
 
 
-def _signature(name: str) -> str:
-    pythondiv = "pythondiv=True, " if name == "divide" else ""
-    return (f"{name}(x1, x2, /, out=None, *, broadcast='numpy', axis=-1, "
-            f"{pythondiv}dtype=None)\n--\n\n")
+def _make_function(name: str):
+    f = _eltwise._make_function(name, _DOCS[name], ufunc._twins[name])
+    f.__signature__ = _signature(name)
+    return f
 
 
-_functions = {name: _eltwise._make_function(name, _signature(name) + _DOCS[name])
-              for name in _FUNCTION_NAMES}
+_functions = {name: _make_function(name) for name in _FUNCTION_NAMES}
 globals().update(_functions)
+_eltwise._set_delegate(_delegation.call)
 
 
 class Broadcast(str, enum.Enum):
@@ -117,7 +123,7 @@ def _apply_environment() -> None:
 _apply_environment()
 
 __all__ = [
-    *_FUNCTION_NAMES, "elementwise", "Op", "Broadcast",
+    *_FUNCTION_NAMES, "elementwise", "Op", "Broadcast", "ufunc",
     "show_config", "get_targets", "get_target", "set_target",
     "set_num_threads", "get_num_threads", "__version__",
 ]

@@ -9,6 +9,7 @@
 #include "core/plan.h"
 #include "kernels/table.h"
 #include "python/arguments.h"
+#include "python/delegation.h"
 #include "python/errstate.h"
 #include "python/mixed_sign_compare.h"
 #include "python/overlap.h"
@@ -82,6 +83,7 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
                PyObject* kwnames) {
   Options opt;
   if (!ParseArguments(f, args, nargs, kwnames, &opt)) return nullptr;
+  if (NeedsDelegation(opt)) return Delegate(f, opt);
   Operands ops;
   if (!ReadOperands(f, opt.x1, opt.x2, &ops)) return nullptr;
   DType compute;

@@ -20,7 +20,9 @@
 #include "hwy/targets.h"
 #include "kernels/table.h"
 #include "python/arguments.h"
-#include "python/binary_call.h"
+#include "python/delegation.h"
+#include "python/function_object.h"
+#include "python/ufunc_twins.h"
 
 namespace py = pybind11;
 
@@ -31,28 +33,36 @@ namespace {
 // few enough that a typo (10**6) cannot exhaust the process.
 constexpr int kMaxThreads = 1024;
 
-// METH_FASTCALL entry; `self` is a capsule holding the FunctionInfo.
-PyObject* FastcallEntry(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                        PyObject* kwnames) {
-  const auto* f = static_cast<const FunctionInfo*>(PyCapsule_GetPointer(self, nullptr));
-  if (!f) return nullptr;
-  return BinaryCall(*f, args, nargs, kwnames);
-}
-
-// Creates the public function `name` with docstring `doc`.
-py::object MakeFunction(const std::string& name, const std::string& doc) {
+const FunctionInfo& Find(const std::string& name) {
   const FunctionInfo* f = FindFunction(name.c_str());
   if (!f) throw py::value_error("eltwise: no binary function named " + name);
-  // Lives as long as the process: the function object points into it.
-  auto* def = new PyMethodDef{f->name, reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(&FastcallEntry)),
-                              METH_FASTCALL | METH_KEYWORDS, strdup(doc.c_str())};
-  py::object capsule = py::reinterpret_steal<py::object>(
-      PyCapsule_New(const_cast<FunctionInfo*>(f), nullptr, nullptr));
-  if (!capsule) throw py::error_already_set();
-  py::str module_name("eltwise");
-  PyObject* fn = PyCFunction_NewEx(def, capsule.ptr(), module_name.ptr());
+  return *f;
+}
+
+// Creates the public function `name` (the fast door) with docstring `doc`
+// and ufunc twin `twin`.
+py::object MakeFunction(const std::string& name, const py::str& doc, const py::object& twin) {
+  PyObject* fn = MakeFunctionObject(Find(name), doc.ptr(), twin.ptr());
   if (!fn) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(fn);
+}
+
+// Creates the ufunc twin of function `name`, called `twin_name`;
+// `truncate`: integer division truncates (divide_trunc).
+py::object MakeUfunc(const std::string& name, const std::string& twin_name,
+                     const std::string& doc, bool truncate) {
+  PyObject* u = MakeUfuncTwin(Find(name), twin_name.c_str(), doc.c_str(), truncate);
+  if (!u) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(u);
+}
+
+py::object NumpyShapeForX2(const std::string& name, const std::string& mode,
+                           const py::object& shape1, const py::object& shape2, int64_t axis) {
+  const BroadcastMode m = mode == "pdpd" ? BroadcastMode::kPdpd
+                          : mode == "none" ? BroadcastMode::kNone : BroadcastMode::kNumpy;
+  PyObject* s = NumpyShapeOfX2(Find(name).name, m, shape1.ptr(), shape2.ptr(), axis);
+  if (!s) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(s);
 }
 
 std::string HighwayVersion() {
@@ -126,10 +136,15 @@ PYBIND11_MODULE(_eltwise, m) {
   using namespace eltwise;
   if (_import_array() < 0 || _import_umath() < 0) throw py::error_already_set();
   InitBFloat16();
-  if (!InitArguments()) throw py::error_already_set();
+  if (!InitArguments() || !InitFunctionType()) throw py::error_already_set();
   m.attr("__version__") = ELTWISE_VERSION;
   m.attr("HIGHWAY_VERSION") = HighwayVersion();
-  m.def("_make_function", &MakeFunction, py::arg("name"), py::arg("doc"));
+  m.def("_make_function", &MakeFunction, py::arg("name"), py::arg("doc"), py::arg("twin"));
+  m.def("_make_ufunc", &MakeUfunc, py::arg("name"), py::arg("twin_name"), py::arg("doc"),
+        py::arg("truncate"));
+  m.def("_set_delegate", [](const py::object& fn) { SetDelegate(fn.ptr()); });
+  m.def("_numpy_shape_for_x2", &NumpyShapeForX2, py::arg("name"), py::arg("mode"),
+        py::arg("shape1"), py::arg("shape2"), py::arg("axis"));
   m.def("show_config", [] { py::print(ConfigText(), py::arg("end") = ""); },
         "Prints the version, Highway version, compiled targets, the targets this CPU runs,\n"
         "the target in use and the thread count.");

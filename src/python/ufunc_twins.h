@@ -1,0 +1,18 @@
+// The ufunc twins (DESIGN.md "Two doors"): one real numpy.ufunc per public
+// function, whose inner loops are eltwise's kernels, so NumPy's machinery
+// gives reduce, accumulate, outer, at, where=, casting= and __array_ufunc__.
+#ifndef ELTWISE_PYTHON_UFUNC_TWINS_H_
+#define ELTWISE_PYTHON_UFUNC_TWINS_H_
+
+#include "python/numpy_dtypes.h"
+
+namespace eltwise {
+
+// Creates the twin of `f` (a new reference), named `name` in module
+// `eltwise.ufunc`: `divide` floors integers (pythondiv=True), `divide_trunc`
+// (truncate=true) truncates them. nullptr with an error set.
+PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc, bool truncate);
+
+}  // namespace eltwise
+
+#endif  // ELTWISE_PYTHON_UFUNC_TWINS_H_
