@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 DEBS := libhwy-dev libsleef-dev pkg-config
 # pyproject.toml's [build-system] requires, installed into .venv so that builds
 # run without isolation and reuse build/: a second build recompiles only what changed.
-BUILD_DEPS := "scikit-build-core>=0.10" "pybind11>=3" "numpy>=2"
+BUILD_DEPS := "scikit-build-core>=0.11" "pybind11>=3" "numpy>=2"
 
 .PHONY: deps venv install demo test bench sanitize fuzz
 deps:
