@@ -253,10 +253,20 @@ PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc
     }
   }
   PyErr_Clear();  // no ml_dtypes: no bfloat16 loop
+  // Pickling finds the twin as eltwise.ufunc.<name> by __module__ where the
+  // ufunc takes one (NumPy >= 2.1); NumPy 2.0's ufuncs have no __dict__, and
+  // pickle's search of the loaded modules finds it there instead.
   Ref module(PyUnicode_FromString("eltwise.ufunc"));
-  if (!module || PyObject_SetAttrString(u, "__module__", module.get()) < 0) {
+  if (!module) {
     Py_DECREF(u);
     return nullptr;
+  }
+  if (PyObject_SetAttrString(u, "__module__", module.get()) < 0) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+      Py_DECREF(u);
+      return nullptr;
+    }
+    PyErr_Clear();
   }
   return u;
 }
