@@ -31,9 +31,14 @@ def call(name, x1, x2, out, mode, axis, pythondiv, dtype):
         target = tuple(_eltwise._numpy_shape_for_x2(name, mode, tuple(np.shape(x1)), shape2, axis))
         if target != shape2:
             x2 = _reshape(x2, target)
-    kwargs = {}
+    # casting= is NumPy's default, given explicitly: pandas hands a keyword-less
+    # ufunc named like NumPy's to its own operator (eltwise.divide would become
+    # true division there).
+    kwargs = {"casting": "same_kind"}
     if out is not None:
         kwargs["out"] = out
     if dtype is not None:
-        kwargs["dtype"] = dtype
+        # The fast door's dtype= is the dtype computed in (comparisons still give
+        # bool); a ufunc's signature= says exactly that, for bfloat16 too.
+        kwargs["signature"] = (dtype, dtype, None)
     return twin(x1, x2, **kwargs)

@@ -81,8 +81,26 @@ void WithEltwiseFpStatus(Run run) {
   if (flags & kFlagDivideByZero) std::feraiseexcept(FE_DIVBYZERO);
 }
 
+// True if any of the n signed integers of `size` bytes at p (stride bytes
+// apart) is negative.
+bool AnyNegativeStrided(const char* p, npy_intp n, npy_intp stride, size_t size) {
+  for (npy_intp i = 0; i < n; ++i) {
+    // The sign bit is in the last byte (little-endian) of a native integer.
+    if (static_cast<signed char>(p[i * stride + static_cast<npy_intp>(size) - 1]) < 0) return true;
+  }
+  return false;
+}
+
 void KernelLoop(char** args, npy_intp const* dims, npy_intp const* steps, void* data) {
   const LoopData& d = *static_cast<const LoopData*>(data);
+  if (d.op == OpId::kPower && IsSignedInt(d.dtype) &&
+      AnyNegativeStrided(args[1], dims[0], steps[1], ItemSize(d.dtype))) {
+    // As NumPy's own integer power: NumPy checks for an error after the loop.
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+    PyGILState_Release(gil);
+    return;
+  }
   WithEltwiseFpStatus([&] { return RunKernels(d, args, dims[0], steps); });
 }
 
