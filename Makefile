@@ -10,7 +10,7 @@ DEBS := libhwy-dev libsleef-dev pkg-config
 # run without isolation and reuse build/: a second build recompiles only what changed.
 BUILD_DEPS := "scikit-build-core>=0.11" "pybind11>=3" "numpy>=2"
 
-.PHONY: deps venv install demo test bench sanitize fuzz
+.PHONY: deps venv install demo test bench sanitize fuzz docs docs-open
 deps:
 	@dpkg -s $(DEBS) >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y $(DEBS); }
 
@@ -28,6 +28,18 @@ demo: install
 
 test: install
 	$(PY) -m pytest
+
+# The documentation site (docs/), with warnings as errors, as tests/test_docs_build.py
+# builds it; the test extras include the docs extras.
+DOCS_HTML := build/docs/html
+docs: install
+	$(PY) -m sphinx -W --keep-going -b html docs $(DOCS_HTML)
+
+# Opens the site in a browser, building it first if it is not there.
+docs-open:
+	@[ -f $(DOCS_HTML)/index.html ] || $(MAKE) docs
+	@$(PY) -c 'import pathlib, sys, webbrowser; url = pathlib.Path(sys.argv[1]).resolve().as_uri(); \
+	webbrowser.open(url) or print("no browser found: open", url)' $(DOCS_HTML)/index.html
 
 bench: install
 	$(PY) -m pip install -q --no-build-isolation ".[test,bench]"
