@@ -50,7 +50,11 @@ _eltwise._set_delegate(_delegation.call)
 
 
 class Broadcast(str, enum.Enum):
-    """Broadcast modes (SPEC §3); the plain strings work too, any case."""
+    """Broadcast modes (the README's Broadcasting section); the plain strings work too, any case.
+
+    ``Broadcast(s)`` takes the names as ``broadcast=`` does: any case, and
+    ``"explicit"`` (OpenVINO's name) for NONE.
+    """
 
     NONE = "none"
     NUMPY = "numpy"
@@ -58,6 +62,17 @@ class Broadcast(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+    @classmethod
+    def _missing_(cls, value: object) -> Broadcast | None:
+        # As the functions read broadcast=: ASCII letters in any case, nothing stripped.
+        if isinstance(value, str) and value.isascii():
+            key = value.lower()
+            key = "none" if key == "explicit" else key
+            for member in cls:
+                if member.value == key:
+                    return member
+        return None
 
 
 class Op(enum.Enum):

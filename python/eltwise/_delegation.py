@@ -31,10 +31,10 @@ def call(name, x1, x2, out, mode, axis, pythondiv, dtype):
         target = tuple(_eltwise._numpy_shape_for_x2(name, mode, tuple(np.shape(x1)), shape2, axis))
         if target != shape2:
             x2 = _reshape(x2, target)
-    # casting= is NumPy's default, given explicitly: pandas hands a keyword-less
+    # where=True is NumPy's default, given explicitly: pandas hands a keyword-less
     # ufunc named like NumPy's to its own operator (eltwise.divide would become
-    # true division there).
-    kwargs = {"casting": "same_kind"}
+    # true division there); dask and xarray pass it through.
+    kwargs = {"where": True}
     if out is not None:
         kwargs["out"] = out
     if dtype is not None:

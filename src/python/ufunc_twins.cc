@@ -198,7 +198,62 @@ int IdentityOf(OpId op) {
   }
 }
 
-// Refuses two bools for the functions that do (SPEC §2), as NumPy's
+// Resolves a call whose dtype= or signature= names bfloat16 for an input
+// while no operand is bfloat16: NumPy's default resolver searches only the
+// builtin loops then. Returns 1 when it resolved (out_dtypes set), 0 when the
+// call is not one, -1 with an error set.
+int ResolveForcedBFloat16(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** operands,
+                          PyObject* type_tup, PyArray_Descr** out_dtypes) {
+  if (!type_tup || !PyTuple_Check(type_tup) || PyTuple_GET_SIZE(type_tup) != 3) return 0;
+  Ref bf16(reinterpret_cast<PyObject*>(DescrOf(DType::kBF16)));
+  if (!bf16) { PyErr_Clear(); return 0; }
+  auto* d = reinterpret_cast<PyArray_Descr*>(bf16.get());
+  const auto names_bf16 = [&](PyObject* item) {
+    return item == bf16.get() || item == reinterpret_cast<PyObject*>(Py_TYPE(d)) ||
+           (PyArray_DescrCheck(item) &&
+            reinterpret_cast<PyArray_Descr*>(item)->type_num == d->type_num);
+  };
+  // The last builtin loop's output (the first may be bool's, for any op).
+  const bool bool_result = ufunc->types[3 * (ufunc->ntypes - 1) + 2] == NPY_BOOL;
+  bool forced = false;
+  for (int i = 0; i < 3; ++i) {
+    PyObject* item = PyTuple_GET_ITEM(type_tup, i);
+    if (item == Py_None) continue;
+    if (!names_bf16(item) || (i == 2 && bool_result)) return 0;
+    forced = true;
+  }
+  if (!forced) return 0;
+  Ref key(PyLong_FromLong(d->type_num));  // the twin must have a bfloat16 loop
+  if (!key || !ufunc->userloops || PyDict_GetItemWithError(ufunc->userloops, key.get()) == nullptr) {
+    if (PyErr_Occurred()) return -1;
+    return 0;
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (!PyArray_CanCastArrayTo(operands[i], d, casting)) {
+      PyErr_Format(PyExc_TypeError,
+                   "Cannot cast ufunc '%s' input %d from %R to %R with casting rule '%s'",
+                   ufunc->name, i, reinterpret_cast<PyObject*>(PyArray_DESCR(operands[i])),
+                   bf16.get(), casting == NPY_SAFE_CASTING ? "safe" : "same_kind");
+      return -1;
+    }
+  }
+  out_dtypes[0] = d;
+  out_dtypes[1] = d;
+  Py_INCREF(d);
+  Py_INCREF(d);
+  out_dtypes[2] = bool_result ? PyArray_DescrFromType(NPY_BOOL) : d;
+  if (!bool_result) Py_INCREF(d);
+  return 1;
+}
+
+int TwinTypeResolver(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** operands,
+                     PyObject* type_tup, PyArray_Descr** out_dtypes) {
+  const int forced = ResolveForcedBFloat16(ufunc, casting, operands, type_tup, out_dtypes);
+  if (forced != 0) return forced < 0 ? -1 : 0;
+  return PyUFunc_DefaultTypeResolver(ufunc, casting, operands, type_tup, out_dtypes);
+}
+
+// Also refuses two bools for the functions that do (SPEC §2), as NumPy's
 // subtract does, before NumPy's default resolver would pick an int8 loop.
 int NumericTypeResolver(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** operands,
                         PyObject* type_tup, PyArray_Descr** out_dtypes) {
@@ -207,7 +262,7 @@ int NumericTypeResolver(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject
                  ufunc->name);
     return -1;
   }
-  return PyUFunc_DefaultTypeResolver(ufunc, casting, operands, type_tup, out_dtypes);
+  return TwinTypeResolver(ufunc, casting, operands, type_tup, out_dtypes);
 }
 
 // Everything a twin's ufunc object points to; lives as long as the process
@@ -257,7 +312,8 @@ PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc
                                         t->doc.c_str(), 0);
   if (!u) return nullptr;
   auto* ufunc = reinterpret_cast<PyUFuncObject*>(u);
-  if (f.accepts == Accepts::kNumeric) ufunc->type_resolver = &NumericTypeResolver;
+  ufunc->type_resolver =
+      f.accepts == Accepts::kNumeric ? &NumericTypeResolver : &TwinTypeResolver;
 
   // bfloat16, through ml_dtypes' dtype.
   Ref bf16(reinterpret_cast<PyObject*>(DescrOf(DType::kBF16)));
