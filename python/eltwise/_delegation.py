@@ -23,6 +23,22 @@ def _reshape(x, shape):
     return reshape(shape) if callable(reshape) else np.reshape(x, shape)
 
 
+def _in_dtype(name, i, x, dtype):
+    """x converted to `dtype` (its own astype, so a dask array stays lazy), after the
+    fast door's same_kind check; None when x has no dtype and astype (the twin's
+    signature= then says the dtype instead, and NumPy checks the cast)."""
+    if isinstance(x, (bool, int, float, list, tuple)):
+        have, convert = np.asarray(x).dtype, lambda: np.asarray(x, dtype)
+    elif getattr(x, "dtype", None) is not None and callable(getattr(x, "astype", None)):
+        have, convert = np.dtype(x.dtype), lambda: x.astype(dtype)
+    else:
+        return None
+    if not np.can_cast(have, dtype, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc '{name}' input {i} from {have!r} to {dtype!r} "
+                        "with casting rule 'same_kind'")
+    return convert()
+
+
 def call(name, x1, x2, out, mode, axis, pythondiv, dtype):
     """Called by the C fast door; the arguments are already parsed and checked."""
     twin = _ufunc.divide_trunc if name == "divide" and not pythondiv else _ufunc._twins[name]
@@ -39,6 +55,11 @@ def call(name, x1, x2, out, mode, axis, pythondiv, dtype):
         kwargs["out"] = out
     if dtype is not None:
         # The fast door's dtype= is the dtype computed in (comparisons still give
-        # bool); a ufunc's signature= says exactly that, for bfloat16 too.
-        kwargs["signature"] = (dtype, dtype, None)
+        # bool): the operands are converted first, which every library does as
+        # asked (dask's elemwise would cast a ufunc's dtype= result instead).
+        y1, y2 = _in_dtype(name, 0, x1, dtype), _in_dtype(name, 1, x2, dtype)
+        if y1 is None or y2 is None:
+            kwargs["signature"] = (dtype, dtype, None)
+        else:
+            x1, x2 = y1, y2
     return twin(x1, x2, **kwargs)
