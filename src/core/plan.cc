@@ -52,4 +52,51 @@ Plan MakePlan(const int64_t* shape, int ndim, const int64_t* a_strides,
   return p;
 }
 
+bool KeepOrderStrides(const int64_t* shape, int ndim, const int64_t* a_strides,
+                      const int64_t* b_strides, int64_t itemsize, int64_t* out_strides) {
+  // perm[k]: the axis k-th from the inside; it starts as C order (innermost =
+  // last axis). A length-1 axis compares as stride 0: it never decides.
+  int perm[kMaxDims];
+  for (int k = 0; k < ndim; ++k) perm[k] = ndim - 1 - k;
+  const int64_t* strides[2] = {a_strides, b_strides};
+  const auto stride = [&](int op, int axis) { return shape[axis] == 1 ? 0 : strides[op][axis]; };
+  bool moved = false;
+  for (int i0 = 1; i0 < ndim; ++i0) {
+    const int axis0 = perm[i0];
+    int pos = i0;
+    for (int i1 = i0 - 1; i1 >= 0; --i1) {
+      const int axis1 = perm[i1];
+      bool ambiguous = true, swap = false;
+      for (int op = 0; op < 2; ++op) {
+        const int64_t s0 = stride(op, axis0), s1 = stride(op, axis1);
+        if (s0 == 0 || s1 == 0) continue;
+        // Unsigned magnitudes: |INT64_MIN| does not fit in int64_t.
+        const uint64_t m0 = s0 < 0 ? 0 - static_cast<uint64_t>(s0) : static_cast<uint64_t>(s0);
+        const uint64_t m1 = s1 < 0 ? 0 - static_cast<uint64_t>(s1) : static_cast<uint64_t>(s1);
+        if (m1 <= m0) {
+          swap = false;  // C order wins a conflict between operands
+        } else if (ambiguous) {
+          swap = true;
+        }
+        ambiguous = false;
+      }
+      if (ambiguous) continue;
+      if (!swap) break;
+      pos = i1;
+    }
+    if (pos != i0) {
+      for (int i1 = i0; i1 > pos; --i1) perm[i1] = perm[i1 - 1];
+      perm[pos] = axis0;
+      moved = true;
+    }
+  }
+  if (!moved) return false;
+  int64_t step = itemsize;
+  for (int k = 0; k < ndim; ++k) {
+    out_strides[perm[k]] = step;
+    step *= shape[perm[k]];
+  }
+  return true;
+}
+
 }  // namespace eltwise

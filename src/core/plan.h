@@ -26,6 +26,15 @@ struct Plan {
 Plan MakePlan(const int64_t* shape, int ndim, const int64_t* a_strides,
               const int64_t* b_strides, const int64_t* out_strides);
 
+// The byte strides of a new result of `shape` (ndim dims, elements of
+// `itemsize` bytes) laid out as NumPy's order='K' lays out a ufunc's result:
+// its axes in the memory order the operands share (NumPy's iterator's
+// stable insertion sort by stride, C order winning every tie or conflict).
+// Operand strides are aligned to `shape`, 0 on broadcast axes. Returns false,
+// leaving `out_strides` alone, when that layout is plain C order.
+bool KeepOrderStrides(const int64_t* shape, int ndim, const int64_t* a_strides,
+                      const int64_t* b_strides, int64_t itemsize, int64_t* out_strides);
+
 }  // namespace eltwise
 
 #endif  // ELTWISE_CORE_PLAN_H_

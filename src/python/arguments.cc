@@ -156,7 +156,15 @@ bool ParseArguments(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nar
         if (!ParsePythondiv(f, v, &o->pythondiv)) return false;
         break;
       case kDtype:
-        if (v != Py_None && !PyArray_DescrConverter(v, &o->dtype)) return false;
+        if (v != Py_None && !PyArray_DescrConverter(v, &o->dtype)) {
+          // NumPy encodes a str it does not know (UnicodeEncodeError for a lone
+          // surrogate): any such text is a dtype not understood.
+          if (PyErr_ExceptionMatches(PyExc_UnicodeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "eltwise.%s: data type %R not understood", f.name, v);
+          }
+          return false;
+        }
         break;
       default:
         PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R", f.name, key);

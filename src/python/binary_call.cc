@@ -9,6 +9,7 @@
 #include "core/plan.h"
 #include "kernels/table.h"
 #include "python/arguments.h"
+#include "python/compact_views.h"
 #include "python/delegation.h"
 #include "python/errstate.h"
 #include "python/mixed_sign_compare.h"
@@ -33,8 +34,9 @@ OpId KernelOp(const FunctionInfo& f, const Options& opt, const Operands& ops, DT
   return f.op;
 }
 
+// The layout of `a`; a weak Python scalar (nullptr) is 0-d.
 void FillLayout(PyArrayObject* a, Layout* l) {
-  l->ndim = PyArray_NDIM(a);
+  l->ndim = a ? PyArray_NDIM(a) : 0;
   for (int i = 0; i < l->ndim; ++i) {
     l->shape[i] = PyArray_DIM(a, i);
     l->strides[i] = PyArray_STRIDE(a, i);
@@ -101,38 +103,45 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   const int mixed_signed = MixedSignOperand(op, opt.dtype, ops);
   if (mixed_signed >= 0) compute = DType::kU64;
 
-  // Operands in the compute dtype, aligned and native (copies only if not).
   PyArray_Descr* cdescr = DescrOf(compute);
   Ref cdescr_ref(reinterpret_cast<PyObject*>(cdescr));
   if (!cdescr) return nullptr;
   Ref* arr = ops.arr;
-  for (int i = 0; i < 2; ++i) {
-    PyObject* src = arr[i] ? arr[i].get() : ops.x[i];
-    if (arr[i] && PyArray_EquivTypes(PyArray_DESCR(arr[i].arr()), cdescr) &&
-        PyArray_ISALIGNED(arr[i].arr()) && PyArray_ISNOTSWAPPED(arr[i].arr())) {
-      continue;
-    }
-    Py_INCREF(cdescr);
-    arr[i].reset(PyArray_FromAny(src, cdescr, 0, 0,
-                                 NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST,
-                                 nullptr));
-    if (!arr[i]) return nullptr;
-  }
+  const DType result = ReturnsBool(op) ? DType::kBool : compute;
 
   Layout la, lb;
   int64_t shape[kMaxDims];
   int nd = 0;
   const auto broadcast = [&]() {
-    FillLayout(arr[0].arr(), &la);
-    FillLayout(arr[1].arr(), &lb);
+    FillLayout(arr[0] ? arr[0].arr() : nullptr, &la);
+    FillLayout(arr[1] ? arr[1].arr() : nullptr, &lb);
     std::string error;
     if (Broadcast(opt.mode, opt.axis, la, lb, shape, &nd, f.name, &error)) return true;
     PyErr_SetString(PyExc_ValueError, error.c_str());
     return false;
   };
+  // The operands as given decide the shape and a new result's layout (NumPy's
+  // order='K' reads the operands' strides, not those of converted copies).
   if (!broadcast()) return nullptr;
+  int64_t kstrides[kMaxDims];
+  const bool permuted = !opt.out && KeepOrderStrides(shape, nd, la.strides, lb.strides,
+                                                     static_cast<int64_t>(ItemSize(result)),
+                                                     kstrides);
 
-  const DType result = ReturnsBool(op) ? DType::kBool : compute;
+  // Operands in the compute dtype, aligned and native (copies only if not).
+  bool converted = false;
+  for (int i = 0; i < 2; ++i) {
+    if (!arr[i]) {  // a weak Python scalar
+      Py_INCREF(cdescr);
+      arr[i].reset(PyArray_FromAny(ops.x[i], cdescr, 0, 0, NPY_ARRAY_FORCECAST, nullptr));
+    } else {
+      PyArrayObject* c = ConvertedOperand(arr[i].arr(), cdescr);
+      converted |= c != arr[i].arr();
+      arr[i].reset(reinterpret_cast<PyObject*>(c));
+    }
+    if (!arr[i]) return nullptr;
+  }
+  if (converted && !broadcast()) return nullptr;
   Ref rdescr_ref(result == compute ? nullptr : reinterpret_cast<PyObject*>(DescrOf(result)));
   PyArray_Descr* rdescr = result == compute ? cdescr
                                             : reinterpret_cast<PyArray_Descr*>(rdescr_ref.get());
@@ -173,10 +182,15 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
     Py_INCREF(out);
     target.reset(reinterpret_cast<PyObject*>(out));
   } else {
+    // Laid out as NumPy's order='K' (SPEC §2): Fortran-ordered or otherwise
+    // permuted operands give a result in their order (C order otherwise).
     Py_INCREF(rdescr);
     npy_intp dims[kMaxDims];
     for (int i = 0; i < nd; ++i) dims[i] = shape[i];
-    target.reset(PyArray_NewFromDescr(&PyArray_Type, rdescr, nd, dims, nullptr, nullptr, 0, nullptr));
+    npy_intp strides[kMaxDims];
+    for (int i = 0; permuted && i < nd; ++i) strides[i] = kstrides[i];
+    target.reset(PyArray_NewFromDescr(&PyArray_Type, rdescr, nd, dims,
+                                      permuted ? strides : nullptr, nullptr, 0, nullptr));
     if (!target) return nullptr;
   }
 

@@ -62,6 +62,15 @@ bool ComputeDType(const FunctionInfo& f, const Operands& ops, PyArray_Descr* for
       return false;
     }
     for (int i = 0; i < 2; ++i) {
+      // A weak Python scalar takes the forced dtype as NumPy's ufuncs let it
+      // (NEP 50): a bool any, an int any numeric one (an out-of-range value is
+      // an OverflowError when converted), a float only a float.
+      if (ops.weak[i] != Weak::kNone) {
+        const bool fits = ops.weak[i] == Weak::kBool ||
+                          (ops.weak[i] == Weak::kInt && *compute != DType::kBool) ||
+                          IsFloat(*compute);
+        if (fits) continue;
+      }
       Ref from(reinterpret_cast<PyObject*>(ops.arr[i] ? PyArray_DESCR(ops.arr[i].arr())
                                                       : DescrOf(ops.dt[i])));
       if (ops.arr[i]) Py_INCREF(from.get());

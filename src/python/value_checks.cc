@@ -1,5 +1,7 @@
 #include "python/value_checks.h"
 
+#include "python/compact_views.h"
+
 #include <cstdint>
 #include <type_traits>
 
@@ -10,7 +12,10 @@ namespace {
 // size (a copy only if `a` is not C-contiguous). -1 with an error set.
 template <typename Reduce>
 int ReduceIntegers(PyArrayObject* a, Reduce reduce) {
-  Ref c(reinterpret_cast<PyObject*>(PyArray_GETCONTIGUOUS(a)));
+  // A broadcast view is scanned as its distinct values only.
+  Ref compact(reinterpret_cast<PyObject*>(CompactView(a)));
+  if (!compact) return -1;
+  Ref c(reinterpret_cast<PyObject*>(PyArray_GETCONTIGUOUS(compact.arr())));
   if (!c) return -1;
   const npy_intp n = PyArray_SIZE(c.arr());
   const void* data = PyArray_DATA(c.arr());
