@@ -251,3 +251,30 @@ def test_set_num_threads_type(n):
 def test_set_num_threads_index():
     eltwise.set_num_threads(np.int64(2))
     assert eltwise.get_num_threads() == 2
+
+
+# Results take NumPy's order='K' layout (SPEC §2).
+
+def _layouts():
+    c = np.arange(24.0).reshape(2, 3, 4)
+    f = np.asfortranarray(c)
+    p = c.transpose(2, 0, 1)
+    yield "fortran", f, f
+    yield "fortran-scalar", f, 2.0
+    yield "fortran-row", f[:, :, 0], np.ones(3)
+    yield "transposed", c.T, c.T
+    yield "permuted", p, np.ascontiguousarray(p) * 0 + p
+    yield "permuted-scalar", p, 1.5
+    yield "mixed-c-wins", c, f
+    yield "negative-strides", f[::-1, ::-1], 1.0
+    yield "cast-fortran", np.asfortranarray(c.astype(np.float32)), np.ones(4, np.float64)
+    yield "broadcast-view", np.broadcast_to(f[:, :, :1], (2, 3, 4)), f
+
+
+@pytest.mark.parametrize("label,x1,x2", list(_layouts()), ids=[c[0] for c in _layouts()])
+def test_result_layout_is_numpy_keep_order(label, x1, x2):
+    for name, ref in (("add", np.add), ("less", np.less), ("multiply", np.multiply)):
+        got = getattr(eltwise, name)(x1, x2)
+        want = ref(x1, x2)
+        assert got.strides == want.strides, (label, name, got.strides, want.strides)
+        assert_same(got, want)
