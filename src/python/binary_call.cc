@@ -149,7 +149,10 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
 
   PyArrayObject* out = opt.out;
   if (out && !CheckOut(f, out, shape, nd, rdescr)) return nullptr;
-  if (op == OpId::kPower && IsSignedInt(compute)) {
+  bool empty = false;
+  for (int i = 0; i < nd; ++i) empty |= shape[i] == 0;
+  // An empty result runs no kernel: NumPy raises nothing there either.
+  if (op == OpId::kPower && IsSignedInt(compute) && !empty) {
     const int negative = AnyNegative(arr[1].arr());
     if (negative < 0) return nullptr;
     if (negative) {
