@@ -10,7 +10,7 @@ DEBS := libhwy-dev libsleef-dev pkg-config
 # run without isolation and reuse build/: a second build recompiles only what changed.
 BUILD_DEPS := "scikit-build-core>=0.11" "pybind11>=3" "numpy>=2"
 
-.PHONY: deps venv install demo test bench sanitize fuzz
+.PHONY: deps venv install demo test bench sanitize fuzz wheel
 deps:
 	@dpkg -s $(DEBS) >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y $(DEBS); }
 
@@ -40,3 +40,7 @@ sanitize: install
 # The fuzz test, long: ELTWISE_FUZZ_EXAMPLES calls per property.
 fuzz: install
 	ELTWISE_FUZZ_EXAMPLES=$${ELTWISE_FUZZ_EXAMPLES:-20000} $(PY) -m pytest tests/test_fuzz.py -p no:cacheprovider
+
+# A self-contained manylinux wheel in dist/ (Highway and SLEEF bundled by auditwheel).
+wheel: deps venv
+	PYTHON=$(PY) tools/build-wheel
