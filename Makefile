@@ -10,7 +10,7 @@ DEBS := libhwy-dev libsleef-dev pkg-config
 # run without isolation and reuse build/: a second build recompiles only what changed.
 BUILD_DEPS := "scikit-build-core>=0.11" "pybind11>=3" "numpy>=2"
 
-.PHONY: deps venv install demo test bench sanitize fuzz test-min docs docs-open
+.PHONY: deps venv install demo test bench sanitize fuzz test-min docs docs-open wheel
 deps:
 	@dpkg -s $(DEBS) >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y $(DEBS); }
 
@@ -56,3 +56,7 @@ fuzz: install
 # The suite with the lowest numpy and ml_dtypes that pyproject.toml declares.
 test-min: install
 	PYTHON=$(PY) tools/test-min-versions
+
+# A self-contained manylinux wheel in dist/ (Highway and SLEEF bundled by auditwheel).
+wheel: deps venv
+	PYTHON=$(PY) tools/build-wheel

@@ -25,11 +25,13 @@ constexpr auto kSpin = std::chrono::microseconds(200);
 }  // namespace
 
 int AvailableCpus() {
+#if defined(__linux__)
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof(set), &set) == 0) {
     const int n = CPU_COUNT(&set);
     if (n > 0) return n;
   }
+#endif  // macOS has no affinity masks: every CPU is available
   const unsigned hc = std::thread::hardware_concurrency();
   return hc ? static_cast<int>(hc) : 1;
 }

@@ -34,12 +34,16 @@ using Arith = std::conditional_t<kIsHalf<T>, float, T>;
 
 // Storage value 1 of T: pads the lanes past the end of a tail, so padding never
 // divides by zero or raises anything.
+// The half types get their bits copied in: Highway >= 1.1 made them classes (or
+// native _Float16) that brace-initialization from bits no longer reaches.
 template <typename T>
 HWY_INLINE T OneOf() {
-  if constexpr (std::is_same<T, hwy::float16_t>::value) {
-    return hwy::float16_t{uint16_t{0x3C00}};
-  } else if constexpr (std::is_same<T, hwy::bfloat16_t>::value) {
-    return hwy::bfloat16_t{uint16_t{0x3F80}};
+  if constexpr (kIsHalf<T>) {
+    const uint16_t bits = std::is_same<T, hwy::float16_t>::value ? 0x3C00 : 0x3F80;
+    T one;
+    static_assert(sizeof(one) == sizeof(bits), "half types are 16 bits");
+    std::memcpy(&one, &bits, sizeof(bits));
+    return one;
   } else {
     return T(1);
   }

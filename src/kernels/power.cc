@@ -7,22 +7,31 @@
 // Integers: exact, wrapping, by squaring one lane at a time; 0**0 == 1. A
 // negative exponent on a signed base is rejected before the kernel runs.
 
-#include <immintrin.h>
 #include <cstdint>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #ifndef ELTWISE_SLEEF_POW_DECLARED
 #define ELTWISE_SLEEF_POW_DECLARED
 // Declared here rather than through sleef.h, which hides the AVX/AVX-512
 // variants unless the whole file is compiled for them (we use no -march).
+// The AVX/AVX-512 ones carry the target they were built for: Clang rejects a
+// call passing __m256/__m512 when caller and callee disagree about the ABI.
+// Other architectures (Arm wheels) use the scalar purec variant on every
+// target, which gives the same bits as the x86 variants.
 extern "C" {
-__m512 Sleef_powf16_u10avx512fnofma(__m512, __m512);
-__m512d Sleef_powd8_u10avx512fnofma(__m512d, __m512d);
-__m256 Sleef_powf8_u10avx(__m256, __m256);
-__m256d Sleef_powd4_u10avx(__m256d, __m256d);
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx512f"))) __m512 Sleef_powf16_u10avx512fnofma(__m512, __m512);
+__attribute__((target("avx512f"))) __m512d Sleef_powd8_u10avx512fnofma(__m512d, __m512d);
+__attribute__((target("avx"))) __m256 Sleef_powf8_u10avx(__m256, __m256);
+__attribute__((target("avx"))) __m256d Sleef_powd4_u10avx(__m256d, __m256d);
 __m128 Sleef_powf4_u10sse4(__m128, __m128);
 __m128d Sleef_powd2_u10sse4(__m128d, __m128d);
 __m128 Sleef_powf4_u10sse2(__m128, __m128);
 __m128d Sleef_powd2_u10sse2(__m128d, __m128d);
+#endif
 float Sleef_powf1_u10purec(float, float);
 double Sleef_powd1_u10purec(double, double);
 }
