@@ -8,7 +8,15 @@ Plan MakePlan(const int64_t* shape, int ndim, const int64_t* a_strides,
               const int64_t* b_strides, const int64_t* out_strides) {
   Plan p;
   p.size = 1;
-  for (int i = 0; i < ndim; ++i) p.size *= shape[i];
+  for (int i = 0; i < ndim; ++i) {
+    if (shape[i] == 0) {  // nothing to run; the other dims may be huge
+      p.size = 0;
+      p.shape[0] = 0;
+      for (int s = 0; s < 3; ++s) p.stride[s][0] = 0;
+      return p;
+    }
+  }
+  for (int i = 0; i < ndim; ++i) p.size *= shape[i];  // fits: NumPy's own limit
 
   // Keep the axes that iterate, in output-stride order (insertion sort keeps
   // the given order on ties, so a C-contiguous output stays as it is).
@@ -32,7 +40,11 @@ Plan MakePlan(const int64_t* shape, int ndim, const int64_t* a_strides,
       const int last = p.ndim - 1;
       bool mergeable = true;
       for (int s = 0; s < 3; ++s) {
-        mergeable = mergeable && p.stride[s][last] == shape[ax] * src[s][ax];
+        // Strides are the user's (as_strided makes any): an overflowing
+        // product never matches.
+        int64_t span;
+        mergeable = mergeable && !__builtin_mul_overflow(shape[ax], src[s][ax], &span) &&
+                    p.stride[s][last] == span;
       }
       if (mergeable) {
         p.shape[last] *= shape[ax];
@@ -91,11 +103,13 @@ bool KeepOrderStrides(const int64_t* shape, int ndim, const int64_t* a_strides,
     }
   }
   if (!moved) return false;
-  int64_t step = itemsize;
+  int64_t step = itemsize, kstrides[kMaxDims];
   for (int k = 0; k < ndim; ++k) {
-    out_strides[perm[k]] = step;
-    step *= shape[perm[k]];
+    kstrides[perm[k]] = step;
+    // An empty result's other dims may be huge: keep C order if they overflow.
+    if (__builtin_mul_overflow(step, shape[perm[k]], &step)) return false;
   }
+  for (int i = 0; i < ndim; ++i) out_strides[i] = kstrides[i];
   return true;
 }
 
