@@ -37,7 +37,11 @@ PyArrayObject* CompactView(PyArrayObject* a) {
   }
   const int nd = PyArray_NDIM(a);
   npy_intp dims[kMaxDims];
-  for (int i = 0; i < nd; ++i) dims[i] = PyArray_STRIDE(a, i) == 0 ? 1 : PyArray_DIM(a, i);
+  // Only axes that repeat (length > 1): a length-0 axis stays 0, or an empty
+  // array's view would claim elements its memory does not hold.
+  for (int i = 0; i < nd; ++i) {
+    dims[i] = PyArray_STRIDE(a, i) == 0 && PyArray_DIM(a, i) > 1 ? 1 : PyArray_DIM(a, i);
+  }
   return ViewOf(a, PyArray_DESCR(a), nd, dims, PyArray_STRIDES(a), PyArray_BYTES(a));
 }
 
