@@ -7,7 +7,7 @@ import pytest
 
 import eltwise
 from ew_helpers import (
-    ALL_OPS, assert_same, dtype_id, numpy_broadcast_error, random_values, reference, shape_regex,
+    ALL_OPS, BF16, assert_same, dtype_id, numpy_broadcast_error, random_values, reference, shape_regex,
 )
 
 NUMPY_OK = [
@@ -264,3 +264,39 @@ def test_short_rows_against_a_repeated_row(dtype, shape, target, rng):
     got = eltwise.add(a, row, out=a)
     assert got is a
     assert_same(a, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.int8), np.dtype(np.float16),
+                                   np.dtype(np.int64), np.dtype(np.uint16), BF16], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(5000, 2), (4097, 3), (3001, 7), (900, 511), (20, 3),
+                                   (50_000, 2)])
+def test_short_rows_against_a_column(dtype, shape, target, rng):
+    """(N, short) with (N, 1): the executor repeats the column's values into blocks so that
+    kernels see long runs, on every thread (the last shape splits across the pool). Either
+    operand may be the column, the column may be a strided view, and out may be the array
+    operand itself."""
+    a = random_values(dtype, int(np.prod(shape)), rng).reshape(shape)
+    column = random_values(dtype, 2 * shape[0], rng).reshape(shape[0], 2)[:, :1]  # strided
+    column[column == 0] = 1
+    a[a == 0] = 1  # both sides divide
+    for name in ("subtract", "divide", "maximum", "less", "mod"):
+        assert_same(getattr(eltwise, name)(a, column), reference(name, a, column),
+                    inputs=(a, column))
+        assert_same(getattr(eltwise, name)(column, a), reference(name, column, a),
+                    inputs=(column, a))
+    expected = reference("multiply", a, column)
+    got = eltwise.multiply(a, column, out=a)
+    assert got is a
+    assert_same(a, expected)
+
+
+def test_short_rows_against_a_column_report_division_by_zero(target):
+    """A zero in the repeated column is still a division by zero (integers: result 0)."""
+    a = np.arange(1, 4097 * 3 + 1, dtype=np.int32).reshape(4097, 3)
+    column = np.ones((4097, 1), np.int32)
+    column[4000] = 0
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        eltwise.floor_divide(a, column)
+    with np.errstate(divide="ignore"):
+        got = eltwise.floor_divide(a, column)
+        assert_same(got, np.floor_divide(a, column))

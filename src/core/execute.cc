@@ -13,6 +13,9 @@ namespace eltwise {
 namespace {
 
 constexpr int64_t kBlock = 1024;  // elements per gathered block
+// Rows shorter than kShortRow elements run kTile elements per kernel call
+// (ExecuteTiled, ExecuteColumnRepeated).
+constexpr int64_t kShortRow = 512, kTile = 4096;
 
 // Copies n elements of T from a packed buffer to a strided destination; the
 // fixed-size memcpy compiles to one load and one store, alignment-safe.
@@ -130,7 +133,6 @@ static int ExecuteTiled(const Plan& plan, const ExecuteArgs& args, bool* done) {
   const int64_t rows = plan.shape[0], n = plan.shape[1];
   const int64_t isz = static_cast<int64_t>(args.in_itemsize);
   const int64_t osz = static_cast<int64_t>(args.out_itemsize);
-  constexpr int64_t kShortRow = 512, kTile = 4096;
   const int64_t k = kTile / std::max<int64_t>(n, 1);
   if (n >= kShortRow || rows < 2 * k) return 0;
   const auto dense = [&](int s, int64_t size) {
@@ -174,11 +176,121 @@ static int ExecuteTiled(const Plan& plan, const ExecuteArgs& args, bool* done) {
   return flags | Execute(rest, rest_args);
 }
 
+// Short rows against a column ((N, 2) + (N, 1)): the column's value repeats
+// along each row, so the inner run is the row and one kernel call per row
+// would cost more than the row. When x (a or b) and out are contiguous over
+// both dims, blocks of rows run as one contiguous call each, with the
+// column's values repeated into a buffer on the running thread's stack.
+namespace {
+
+template <typename T>
+void RepeatEachT(char* dst, const char* src, int64_t src_stride, int64_t m, int64_t n) {
+  T* d = reinterpret_cast<T*>(dst);
+  for (int64_t i = 0; i < m; ++i) {
+    T v;
+    memcpy(&v, src + i * src_stride, sizeof(T));
+    for (int64_t j = 0; j < n; ++j) d[i * n + j] = v;
+  }
+}
+
+// dst[i * n + j] = src[i * src_stride] for i < m, j < n.
+void RepeatEach(char* dst, const char* src, int64_t src_stride, int64_t m, int64_t n,
+                size_t size) {
+  switch (size) {
+    case 1: return RepeatEachT<uint8_t>(dst, src, src_stride, m, n);
+    case 2: return RepeatEachT<uint16_t>(dst, src, src_stride, m, n);
+    case 4: return RepeatEachT<uint32_t>(dst, src, src_stride, m, n);
+    default: return RepeatEachT<uint64_t>(dst, src, src_stride, m, n);
+  }
+}
+
+struct ColumnWork {
+  const ExecuteArgs* args;
+  int column;              // kA or kB: the operand that repeats along rows
+  int64_t column_stride;   // bytes between its rows
+  int64_t rows, n, k;      // k rows per block
+  int64_t blocks, batch;
+  std::atomic<int64_t> next{0};
+  std::atomic<int> flags{0};
+};
+
+void RunColumnBlocks(ColumnWork& w, int64_t begin, int64_t end) {
+  const ExecuteArgs& x = *w.args;
+  const int64_t isz = static_cast<int64_t>(x.in_itemsize);
+  const int64_t osz = static_cast<int64_t>(x.out_itemsize);
+  alignas(64) char buf[kTile * 8];
+  int flags = 0;
+  for (int64_t blk = begin; blk < end; ++blk) {
+    const int64_t r0 = blk * w.k, m = std::min(w.k, w.rows - r0);
+    const char* col = (w.column == kA ? x.a : x.b) + r0 * w.column_stride;
+    RepeatEach(buf, col, w.column_stride, m, w.n, x.in_itemsize);
+    const char* dense = (w.column == kA ? x.b : x.a) + r0 * w.n * isz;
+    flags |= x.kernels[static_cast<int>(LoopKind::kContiguous)](
+        w.column == kA ? buf : dense, w.column == kA ? dense : buf, x.out + r0 * w.n * osz,
+        static_cast<size_t>(m * w.n), x.stream);
+  }
+  if (flags) w.flags.fetch_or(flags, std::memory_order_relaxed);
+}
+
+void RunColumnTask(void* ctx) {
+  ColumnWork& w = *static_cast<ColumnWork*>(ctx);
+  for (;;) {
+    const int64_t begin = w.next.fetch_add(w.batch, std::memory_order_relaxed);
+    if (begin >= w.blocks) return;
+    RunColumnBlocks(w, begin, std::min(w.blocks, begin + w.batch));
+  }
+}
+
+}  // namespace
+
+static int ExecuteColumnRepeated(const Plan& plan, const ExecuteArgs& in_args, bool* done) {
+  *done = false;
+  if (plan.ndim != 2) return 0;
+  const int64_t rows = plan.shape[0], n = plan.shape[1];
+  const int64_t isz = static_cast<int64_t>(in_args.in_itemsize);
+  const int64_t osz = static_cast<int64_t>(in_args.out_itemsize);
+  if (n >= kShortRow || rows < 2 * (kTile / n)) return 0;
+  const auto dense = [&](int s, int64_t size) {
+    return plan.stride[s][1] == size && plan.stride[s][0] == n * size;
+  };
+  const auto column = [&](int s) { return plan.stride[s][1] == 0 && plan.stride[s][0] != 0; };
+  ColumnWork w;
+  if (dense(kA, isz) && column(kB) && dense(kOut, osz)) {
+    w.column = kB;
+  } else if (dense(kB, isz) && column(kA) && dense(kOut, osz)) {
+    w.column = kA;
+  } else {
+    return 0;
+  }
+  *done = true;
+  ExecuteArgs args = in_args;
+  args.stream = static_cast<size_t>(plan.size) * args.out_itemsize >= kStreamBytes;
+  w.args = &args;
+  w.column_stride = plan.stride[w.column][0];
+  w.rows = rows;
+  w.n = n;
+  w.k = kTile / n;
+  w.blocks = (rows + w.k - 1) / w.k;
+  const size_t bytes = static_cast<size_t>(plan.size) * (2 * args.in_itemsize + args.out_itemsize);
+  ThreadPool& pool = ThreadPool::Get();
+  const int tasks = bytes >= kParallelBytes ? pool.threads() : 1;
+  if (tasks <= 1) {
+    RunColumnBlocks(w, 0, w.blocks);
+  } else {
+    w.batch = std::max<int64_t>(1, w.blocks / (8 * tasks));
+    pool.Run(&RunColumnTask, &w);
+  }
+  return w.flags.load(std::memory_order_relaxed);
+}
+
 int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   if (plan.size == 0) return 0;
   bool tiled;
   const int tiled_flags = ExecuteTiled(plan, in_args, &tiled);
   if (tiled) return tiled_flags;
+  bool repeated;
+  const int column_flags = ExecuteColumnRepeated(plan, in_args, &repeated);
+  if (repeated) return column_flags;
   ExecuteArgs args = in_args;
   args.stream = static_cast<size_t>(plan.size) * args.out_itemsize >= kStreamBytes;
   Work w;
