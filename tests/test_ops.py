@@ -5,6 +5,7 @@ Lengths 1, 7, 33 and 257 exercise the SIMD bodies and tails; every inner-loop ki
 """
 
 import itertools
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -15,7 +16,8 @@ from ew_helpers import (
     ALL_DTYPES, ALL_OPS, BF16, BITWISE_OPS, BOOL_RESULT_OPS, COMPARISON_OPS, FLOAT_DTYPES,
     HALF_DTYPES, INT_DIV_OPS, INTEGER_DTYPES, LOGICAL_OPS, NO_BOOL_OPS, assert_same,
     dtype_id, edge_values, expected_error, grid_operands, is_float, is_int, operands,
-    c99_pow_special, power_exponents, reference, result_dtype, ulp_for, value_pool,
+    c99_pow_special, power_exponents, random_values, reference, result_dtype, ulp_for,
+    value_pool,
 )
 
 LENGTHS = [1, 7, 33, 257]
@@ -493,3 +495,42 @@ def test_float_power_identical_on_every_target(dtype, rng):
     first = next(iter(results.values()))
     for t, r in results.items():
         assert np.array_equal(r.view(np.uint8), first.view(np.uint8)), t
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided", "0-d"])
+def test_operand_conversion_every_same_kind_pair(layout, rng):
+    """Operands are converted to the compute dtype as NumPy converts them (CastRun for
+    contiguous ones, NumPy's cast otherwise), for every pair same_kind allows: edge values
+    (MIN, MAX, -1, NaN, +-inf, -0.0, float64 beyond float32's range) in C and Fortran order,
+    strided views and 0-d arrays. maximum(x, x) returns x itself in the forced dtype."""
+    for src, dst in itertools.product(ALL_DTYPES, repeat=2):
+        if src == dst or not np.can_cast(src, dst, "same_kind"):
+            continue
+        if expected_error("maximum", dst):
+            continue
+        vals = np.concatenate([edge_values(src), random_values(src, 31, rng)])
+        if layout == "0-d":
+            xs = [np.asarray(v) for v in vals[:8]]
+        else:
+            x = np.resize(vals, 4 * 24).reshape(4, 24)
+            xs = [{"C": x, "F": np.asfortranarray(x), "strided": x[:, ::-3]}[layout]]
+        for x in xs:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exp = np.maximum(x, x, dtype=dst)
+            # Warnings as x.astype(dst) gives them, once per operand ("overflow encountered
+            # in cast"; NumPy's own ufuncs are not consistent about these).
+            with warnings.catch_warnings(record=True) as caught_astype:
+                warnings.simplefilter("always")
+                x.astype(dst)
+                x.astype(dst)
+            with warnings.catch_warnings(record=True) as caught_ew:
+                warnings.simplefilter("always")
+                got = eltwise.maximum(x, x, dtype=dst)
+            assert [str(w.message) for w in caught_ew] == \
+                [str(w.message) for w in caught_astype], (src, dst)
+            assert got.dtype == exp.dtype, (src, dst)
+            try:
+                assert_same(got, exp)
+            except AssertionError as e:
+                raise AssertionError(f"{src} -> {dst} ({layout}): {e}") from None

@@ -29,6 +29,18 @@ void Align(Layout& l, int ndim, int offset) {
 }
 
 bool NumpyBroadcast(Layout& a, Layout& b, int64_t* out, int* out_ndim) {
+  if (a.ndim == b.ndim) {  // the usual call: equal shapes, nothing to align
+    bool same = true;
+    for (int i = 0; same && i < a.ndim; ++i) same = a.shape[i] == b.shape[i];
+    if (same) {
+      for (int i = 0; i < a.ndim; ++i) {
+        out[i] = a.shape[i];
+        if (out[i] == 1) a.strides[i] = b.strides[i] = 0;
+      }
+      *out_ndim = a.ndim;
+      return true;
+    }
+  }
   const int nd = a.ndim > b.ndim ? a.ndim : b.ndim;
   for (int i = 0; i < nd; ++i) {  // check before changing anything
     const int ia = i - (nd - a.ndim), ib = i - (nd - b.ndim);

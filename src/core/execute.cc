@@ -285,6 +285,12 @@ static int ExecuteColumnRepeated(const Plan& plan, const ExecuteArgs& in_args, b
 
 int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   if (plan.size == 0) return 0;
+  if (plan.ndim == 1 && static_cast<size_t>(plan.size) * (2 * in_args.in_itemsize +
+                                                          in_args.out_itemsize) < kParallelBytes) {
+    // One run on this thread: small calls pay for nothing else.
+    return RunInner(in_args, in_args.a, in_args.b, in_args.out, plan.shape[0], plan.stride[kA][0],
+                    plan.stride[kB][0], plan.stride[kOut][0]);
+  }
   bool tiled;
   const int tiled_flags = ExecuteTiled(plan, in_args, &tiled);
   if (tiled) return tiled_flags;

@@ -124,7 +124,8 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   // order='K' reads the operands' strides, not those of converted copies).
   if (!broadcast()) return nullptr;
   int64_t kstrides[kMaxDims];
-  const bool permuted = !opt.out && KeepOrderStrides(shape, nd, la.strides, lb.strides,
+  // (A result of rank 0 or 1 is C order whatever the operands.)
+  const bool permuted = !opt.out && nd >= 2 && KeepOrderStrides(shape, nd, la.strides, lb.strides,
                                                      static_cast<int64_t>(ItemSize(result)),
                                                      kstrides);
 
@@ -135,7 +136,10 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
       Py_INCREF(cdescr);
       arr[i].reset(PyArray_FromAny(ops.x[i], cdescr, 0, 0, NPY_ARRAY_FORCECAST, nullptr));
     } else {
-      PyArrayObject* c = ConvertedOperand(arr[i].arr(), cdescr);
+      PyArrayObject* a = arr[i].arr();
+      // Already in the compute dtype (built-in descriptors are singletons).
+      if (PyArray_DESCR(a) == cdescr && PyArray_ISALIGNED(a) && PyArray_ISNOTSWAPPED(a)) continue;
+      PyArrayObject* c = ConvertedOperand(a, cdescr);
       converted |= c != arr[i].arr();
       arr[i].reset(reinterpret_cast<PyObject*>(c));
     }

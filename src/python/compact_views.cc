@@ -1,6 +1,7 @@
 #include "python/compact_views.h"
 
 #include "core/broadcast.h"  // kMaxDims
+#include "core/cast.h"
 
 namespace eltwise {
 namespace {
@@ -28,6 +29,24 @@ bool HasBroadcastAxis(PyArrayObject* a) {
   return false;
 }
 
+// `a` converted to `d` by CastRun when a is contiguous (C or Fortran), native,
+// and the cast is one CastRun does as NumPy would: a new array laid out as a.
+// nullptr otherwise (with an error set only if allocating failed).
+PyObject* CastContiguous(PyArrayObject* a, PyArray_Descr* d) {
+  DType from, to;
+  const bool c_order = PyArray_IS_C_CONTIGUOUS(a);
+  if (!(c_order || PyArray_IS_F_CONTIGUOUS(a)) || !PyArray_ISNOTSWAPPED(a) ||
+      !ToDType(PyArray_DESCR(a), &from) || !ToDType(d, &to)) {
+    return nullptr;
+  }
+  Py_INCREF(d);
+  Ref r(PyArray_NewFromDescr(&PyArray_Type, d, PyArray_NDIM(a), PyArray_DIMS(a), nullptr, nullptr,
+                             c_order ? 0 : NPY_ARRAY_F_CONTIGUOUS, nullptr));
+  if (!r) return nullptr;
+  if (!CastRun(from, to, PyArray_BYTES(a), PyArray_BYTES(r.arr()), PyArray_SIZE(a))) return nullptr;
+  return r.release();
+}
+
 }  // namespace
 
 PyArrayObject* CompactView(PyArrayObject* a) {
@@ -50,6 +69,8 @@ PyArrayObject* ConvertedOperand(PyArrayObject* a, PyArray_Descr* d) {
     Py_INCREF(a);
     return a;
   }
+  if (PyObject* fast = CastContiguous(a, d)) return reinterpret_cast<PyArrayObject*>(fast);
+  if (PyErr_Occurred()) return nullptr;
   Ref compact(reinterpret_cast<PyObject*>(CompactView(a)));
   if (!compact) return nullptr;
   Py_INCREF(d);

@@ -58,7 +58,7 @@ bool ReadShape(PyObject* shape, Layout* l) {
 
 }  // namespace
 
-bool NeedsDelegation(const Options& o) {
+bool NeedsDelegationSlow(const Options& o) {
   return Foreign(o.x1) || Foreign(o.x2) || (o.out && !PyArray_CheckExact(o.out));
 }
 

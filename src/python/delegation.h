@@ -12,7 +12,14 @@ namespace eltwise {
 
 // True when the call must be delegated. Costs one type check for plain
 // ndarrays and Python scalars.
-bool NeedsDelegation(const Options& o);
+bool NeedsDelegationSlow(const Options& o);
+inline bool NeedsDelegation(const Options& o) {
+  if (PyArray_CheckExact(o.x1) && PyArray_CheckExact(o.x2) &&
+      (!o.out || PyArray_CheckExact(o.out))) {
+    return false;  // the usual call, decided inline
+  }
+  return NeedsDelegationSlow(o);
+}
 
 // Calls the Python delegate eltwise._delegation.call(name, x1, x2, out, mode,
 // axis, pythondiv, dtype) set by SetDelegate. nullptr with an error set.
