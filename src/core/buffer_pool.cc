@@ -1,7 +1,12 @@
 #include "core/buffer_pool.h"
 
+#include "core/thread_pool.h"
+
 #include <pthread.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +21,7 @@ constexpr size_t kPage = 4096;
 // Small blocks keep malloc's 16-byte alignment; large ones start on a page,
 // so a block's data covers whole pages (and whole cache lines).
 constexpr size_t kSmallAlign = 16;
+constexpr size_t kHugePageFrom = size_t{1} << 22;
 
 // Stored just before each block's data.
 struct alignas(kSmallAlign) Header {
@@ -40,6 +46,12 @@ void* NewBlock(size_t capacity, size_t request, size_t align, bool zeroed) {
   const uintptr_t first = reinterpret_cast<uintptr_t>(raw) + kHeaderBytes;
   void* data = reinterpret_cast<void*>(RoundUp(first, align));
   *HeaderOf(data) = Header{raw, capacity, request, 0};
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  // As NumPy's own allocator does from 4 MiB: transparent huge pages make
+  // 512 times fewer page faults (and TLB misses). Failure (an old kernel)
+  // only means small pages.
+  if (capacity >= kHugePageFrom) madvise(data, capacity, MADV_HUGEPAGE);
+#endif
   return data;
 }
 
@@ -191,6 +203,33 @@ void BufferPool::Release() {
 BufferPoolStats BufferPool::Stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return BufferPoolStats{limit_, held_, idle_.size(), slack_, hits_, misses_};
+}
+
+namespace {
+struct TouchWork {
+  char* data;
+  size_t bytes;
+  std::atomic<size_t> next{0};
+};
+constexpr size_t kTouchChunk = size_t{1} << 21;
+void TouchTask(void* ctx) {
+  TouchWork& w = *static_cast<TouchWork*>(ctx);
+  for (;;) {
+    const size_t begin = w.next.fetch_add(kTouchChunk, std::memory_order_relaxed);
+    if (begin >= w.bytes) return;
+    const size_t end = std::min(w.bytes, begin + kTouchChunk);
+    for (size_t i = begin; i < end; i += kPage) {
+      reinterpret_cast<volatile char*>(w.data)[i] = 0;
+    }
+  }
+}
+}  // namespace
+
+void TouchPages(void* data, size_t bytes) {
+  TouchWork w;
+  w.data = static_cast<char*>(data);
+  w.bytes = bytes;
+  ThreadPool::Get().Run(&TouchTask, &w);
 }
 
 }  // namespace eltwise

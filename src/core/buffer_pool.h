@@ -81,6 +81,10 @@ class BufferPool {
   uint64_t misses_ = 0;
 };
 
+// Writes one byte of every page of `data` on the worker threads, so that
+// the page faults of new memory happen in parallel before a kernel runs.
+void TouchPages(void* data, size_t bytes);
+
 // The default limit: 256 MiB (four 64 MiB results, enough for a chain of
 // large temporaries), at most 1/16 of physical memory on small machines.
 size_t DefaultPoolLimit();

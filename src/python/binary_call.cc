@@ -203,6 +203,7 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
       ResultMemoryScope pooled(result_bytes);
       target.reset(PyArray_NewFromDescr(&PyArray_Type, rdescr, nd, dims,
                                         permuted ? strides : nullptr, nullptr, 0, nullptr));
+      if (target) pooled.TouchFreshPages(target.arr(), result_bytes);
     }
     if (!target) return nullptr;
   }

@@ -142,7 +142,7 @@ void SetResultPoolLimit(const py::object& nbytes) {
   int overflow = 0;
   const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
   if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
-  if (overflow < 0 || v < 0) {
+  if (overflow < 0 || (overflow == 0 && v < 0)) {
     throw py::value_error("eltwise.set_result_pool_limit: nbytes must be >= 0, got " +
                           std::string(py::repr(nbytes)));
   }
@@ -206,5 +206,6 @@ PYBIND11_MODULE(_eltwise, m) {
         "against the limit); min_bytes (the smallest pooled result); hits and misses.");
   m.def("release_memory", [] { BufferPool::Get().Release(); },
         "Returns every freed result the pool holds to the system; results in use are untouched.");
+  m.def("_set_first_touch", &SetFirstTouch, py::arg("on"));
   m.def("_available_cpus", &AvailableCpus);
 }

@@ -1,5 +1,6 @@
 #include "python/result_memory.h"
 
+#include <atomic>
 #include <cstdio>
 
 #include "core/buffer_pool.h"
@@ -9,7 +10,10 @@ namespace {
 
 // NumPy's allocator callbacks, on the process-wide pool. NumPy calls them
 // with the GIL held, but the pool does not rely on it.
-void* PoolMalloc(void*, size_t size) { return BufferPool::Get().Allocate(size); }
+// Whether this thread's last pooled allocation got new pages.
+thread_local bool t_fresh = false;
+
+void* PoolMalloc(void*, size_t size) { return BufferPool::Get().Allocate(size, &t_fresh); }
 
 void* PoolCalloc(void*, size_t nelem, size_t elsize) {
   if (elsize != 0 && nelem > SIZE_MAX / elsize) return nullptr;
@@ -26,6 +30,8 @@ PyDataMem_Handler g_handler = {
     1,  // the handler struct's version NumPy asks for
     {nullptr, PoolMalloc, PoolCalloc, PoolRealloc, PoolFree},
 };
+
+std::atomic<bool> g_first_touch{true};
 
 // The capsule NumPy's arrays hold; never freed (arrays made from it may
 // outlive the module).
@@ -48,7 +54,17 @@ ResultMemoryScope::ResultMemoryScope(size_t result_bytes) {
   if (result_bytes < kPoolMinBytes || !g_capsule || BufferPool::Get().limit() == 0) return;
   previous_ = PyDataMem_SetHandler(g_capsule);
   if (!previous_) PyErr_Clear();  // out of memory in the context: NumPy's handler stays
+  t_fresh = false;
 }
+
+void ResultMemoryScope::TouchFreshPages(PyArrayObject* result, size_t bytes) const {
+  if (!previous_ || !t_fresh || !g_first_touch.load(std::memory_order_relaxed)) return;
+  Py_BEGIN_ALLOW_THREADS
+  TouchPages(PyArray_BYTES(result), bytes);
+  Py_END_ALLOW_THREADS
+}
+
+void SetFirstTouch(bool on) { g_first_touch.store(on); }
 
 ResultMemoryScope::~ResultMemoryScope() {
   if (!previous_) return;
