@@ -8,11 +8,11 @@
 namespace eltwise {
 namespace {
 
-// NumPy's allocator callbacks, on the process-wide pool. NumPy calls them
-// with the GIL held, but the pool does not rely on it.
 // Whether this thread's last pooled allocation got new pages.
 thread_local bool t_fresh = false;
 
+// NumPy's allocator callbacks, on the process-wide pool. NumPy calls them
+// with the GIL held, but the pool does not rely on it.
 void* PoolMalloc(void*, size_t size) { return BufferPool::Get().Allocate(size, &t_fresh); }
 
 void* PoolCalloc(void*, size_t nelem, size_t elsize) {
