@@ -15,6 +15,7 @@
 #include "python/mixed_sign_compare.h"
 #include "python/overlap.h"
 #include "python/promotion.h"
+#include "python/result_memory.h"
 #include "python/value_checks.h"
 
 namespace eltwise {
@@ -196,8 +197,7 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
     for (int i = 0; i < nd; ++i) dims[i] = shape[i];
     npy_intp strides[kMaxDims];
     for (int i = 0; permuted && i < nd; ++i) strides[i] = kstrides[i];
-    target.reset(PyArray_NewFromDescr(&PyArray_Type, rdescr, nd, dims,
-                                      permuted ? strides : nullptr, nullptr, 0, nullptr));
+    target.reset(NewResultArray(rdescr, nd, dims, permuted ? strides : nullptr));
     if (!target) return nullptr;
   }
 

@@ -22,6 +22,7 @@
 #include "python/arguments.h"
 #include "python/delegation.h"
 #include "python/function_object.h"
+#include "python/result_memory.h"
 #include "python/ufunc_twins.h"
 
 namespace py = pybind11;
@@ -89,6 +90,7 @@ std::string ConfigText() {
   s += "  CPU runs:           " + Join(AvailableTargets()) + "\n";
   s += "  target in use:      " + CurrentTarget() + "\n";
   s += "  threads:            " + std::to_string(ThreadPool::Get().threads()) + "\n";
+  s += "  result pool:        " + ResultPoolText() + "\n";
   return s;
 }
 
@@ -129,6 +131,24 @@ void SetNumThreads(const py::object& n) {
   ThreadPool::Get().SetThreads(static_cast<int>(v));
 }
 
+void SetResultPoolLimitChecked(const py::object& n) {
+  if (PyBool_Check(n.ptr()) || !PyIndex_Check(n.ptr())) {
+    throw py::type_error("eltwise.set_result_pool_limit: nbytes must be an integer, got " +
+                         std::string(Py_TYPE(n.ptr())->tp_name));
+  }
+  const auto index = py::reinterpret_steal<py::object>(PyNumber_Index(n.ptr()));
+  if (!index) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow < 0 || (overflow == 0 && v < 0)) {
+    throw py::value_error("eltwise.set_result_pool_limit: nbytes must be >= 0, got " +
+                          std::string(py::repr(n)));
+  }
+  // Anything beyond int64 means no limit but the machine's.
+  SetResultPoolLimit(overflow > 0 ? SIZE_MAX : static_cast<size_t>(v));
+}
+
 }  // namespace
 }  // namespace eltwise
 
@@ -160,4 +180,20 @@ PYBIND11_MODULE(_eltwise, m) {
   m.def("get_num_threads", [] { return ThreadPool::Get().threads(); },
         "Returns the number of threads large calls use.");
   m.def("_available_cpus", &AvailableCpus);
+  m.def("set_result_pool_limit", &SetResultPoolLimitChecked, py::arg("nbytes"),
+        "Sets how many bytes of freed large results eltwise keeps for reuse (0 keeps none)\n"
+        "and frees what no longer fits.");
+  m.def("result_pool_stats", [] {
+    const ResultPoolStats s = GetResultPoolStats();
+    py::dict d;
+    d["held_bytes"] = s.held_bytes;
+    d["held_buffers"] = s.held_buffers;
+    d["limit_bytes"] = s.limit_bytes;
+    d["reused"] = s.reused;
+    d["allocated"] = s.allocated;
+    return d;
+  }, "Returns the result pool's state: held_bytes, held_buffers, limit_bytes, and the counts\n"
+     "of large results that reused a kept buffer or took new memory since import.");
+  m.def("release_result_pool", &ReleaseResultPool,
+        "Frees every buffer the result pool keeps; returns the number of bytes freed.");
 }

@@ -1,0 +1,43 @@
+// Memory for the fast door's large results: a NumPy memory handler (NEP 49)
+// that keeps freed result buffers in a bounded pool and hands them to later
+// results, so that a fresh result does not fault in new pages on every call
+// (glibc returns large blocks to the kernel on free; faulting them back costs
+// about as much as the computation).
+#ifndef ELTWISE_PYTHON_RESULT_MEMORY_H_
+#define ELTWISE_PYTHON_RESULT_MEMORY_H_
+
+#include <cstddef>
+#include <string>
+
+#include "python/numpy_dtypes.h"
+
+namespace eltwise {
+
+// Results of at least this many bytes come from the pool.
+constexpr size_t kPooledResultBytes = size_t{1} << 20;
+// The default bound on the bytes the pool holds (set_result_pool_limit).
+constexpr size_t kDefaultResultPoolLimit = size_t{256} << 20;
+
+// A new array like PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims,
+// strides, nullptr, 0, nullptr) (steals descr), its memory from the pool when
+// it is large. nullptr with an error set.
+PyObject* NewResultArray(PyArray_Descr* descr, int nd, npy_intp* dims, npy_intp* strides);
+
+struct ResultPoolStats {
+  size_t held_bytes;   // freed buffers kept for reuse
+  size_t held_buffers;
+  size_t limit_bytes;
+  size_t reused;       // results that took a kept buffer, since import
+  size_t allocated;    // results that took new memory, since import
+};
+ResultPoolStats GetResultPoolStats();
+// Sets the bound (0: keep nothing) and frees what no longer fits.
+void SetResultPoolLimit(size_t bytes);
+// Frees every kept buffer; returns the bytes freed.
+size_t ReleaseResultPool();
+// One line for show_config().
+std::string ResultPoolText();
+
+}  // namespace eltwise
+
+#endif  // ELTWISE_PYTHON_RESULT_MEMORY_H_

@@ -1,0 +1,179 @@
+"""The result pool (src/python/result_memory.cc): large fresh results take their memory
+from a bounded pool of freed result buffers (a NumPy memory handler, NEP 49)."""
+
+import multiprocessing
+import threading
+
+import numpy as np
+import pytest
+from numpy._core.multiarray import get_handler_name
+
+import eltwise
+
+MIB = 2**20
+N = 2**20  # float32 elements: a 4 MiB result, above the 1 MiB threshold
+
+
+def address(a):
+    return a.__array_interface__["data"][0]
+
+
+@pytest.fixture(autouse=True)
+def fresh_pool():
+    """Every test starts with an empty pool at the default limit, and leaves it so."""
+    limit = eltwise.result_pool_stats()["limit_bytes"]
+    eltwise.release_result_pool()
+    yield
+    eltwise.set_result_pool_limit(limit)
+    eltwise.release_result_pool()
+
+
+def test_default_limit_and_show_config(capsys):
+    assert eltwise.result_pool_stats()["limit_bytes"] == 256 * MIB
+    eltwise.show_config()
+    assert "result pool:        0 MiB held in 0 buffers, limit 256 MiB" in capsys.readouterr().out
+
+
+def test_large_results_reuse_a_freed_buffer():
+    a = np.arange(N, dtype=np.float32)
+    r = eltwise.add(a, a)
+    assert get_handler_name(r) == "eltwise_result_pool"
+    first = address(r)
+    del r
+    stats = eltwise.result_pool_stats()
+    assert stats["held_buffers"] == 1 and stats["held_bytes"] >= 4 * MIB
+    r2 = eltwise.multiply(a, a)
+    assert address(r2) == first
+    np.testing.assert_array_equal(r2, a * a)  # the reused memory holds the new result
+    assert eltwise.result_pool_stats()["held_buffers"] == 0
+
+
+def test_small_results_and_numpy_arrays_are_not_pooled():
+    a = np.arange(1000, dtype=np.float32)
+    assert get_handler_name(eltwise.add(a, a)) == "default_allocator"
+    big = np.arange(N, dtype=np.float32)
+    r = eltwise.add(big, big)
+    assert get_handler_name(np.empty(N, np.float32)) == "default_allocator"
+    assert get_handler_name(big + big) == "default_allocator"
+    del r
+
+
+@pytest.mark.parametrize("holder", ["view", "memoryview", "base of a copy"])
+def test_a_buffer_is_not_reused_while_anything_holds_it(holder):
+    a = np.ones(N, dtype=np.float32)
+    r = eltwise.add(a, a)
+    first = address(r)
+    keep = {"view": lambda: r[10:], "memoryview": lambda: memoryview(r),
+            "base of a copy": lambda: np.asarray(r).view(np.int32)}[holder]()
+    del r
+    assert eltwise.result_pool_stats()["held_buffers"] == 0
+    r2 = eltwise.add(a, a)
+    assert address(r2) != first
+    del keep
+    assert eltwise.result_pool_stats()["held_buffers"] == 1
+    r3 = eltwise.subtract(a, a)
+    assert address(r3) == first
+    np.testing.assert_array_equal(r3, 0)
+
+
+def test_bounded_by_the_limit():
+    eltwise.set_result_pool_limit(20 * MIB)
+    results = [eltwise.add(np.ones(k * N // 4, np.float32), 1.0) for k in range(4, 16)]
+    del results
+    stats = eltwise.result_pool_stats()
+    assert 0 < stats["held_bytes"] <= 20 * MIB
+    eltwise.set_result_pool_limit(5 * MIB)
+    assert eltwise.result_pool_stats()["held_bytes"] <= 5 * MIB
+
+
+def test_a_buffer_is_reused_only_for_requests_down_to_half_its_size():
+    big = eltwise.add(np.ones(4 * N, np.float32), 1.0)  # 16 MiB
+    first = address(big)
+    del big
+    small = eltwise.add(np.ones(N, np.float32), 1.0)  # 4 MiB: takes new memory
+    assert address(small) != first
+    half = eltwise.add(np.ones(2 * N, np.float32), 1.0)  # 8 MiB: reuses the 16 MiB block
+    assert address(half) == first
+
+
+def test_limit_zero_keeps_nothing_and_release_frees_all():
+    a = np.ones(N, np.float32)
+    r1, r2 = eltwise.add(a, a), eltwise.add(a, 2.0)
+    del r1, r2
+    assert eltwise.result_pool_stats()["held_buffers"] == 2
+    freed = eltwise.release_result_pool()
+    assert freed >= 8 * MIB
+    assert eltwise.result_pool_stats()["held_bytes"] == 0
+    eltwise.set_result_pool_limit(0)
+    r = eltwise.add(a, a)
+    del r
+    assert eltwise.result_pool_stats()["held_buffers"] == 0
+
+
+@pytest.mark.parametrize("bad,exc", [(-1, ValueError), (True, TypeError), (1.5, TypeError),
+                                     ("1", TypeError)])
+def test_limit_argument_checked(bad, exc):
+    with pytest.raises(exc):
+        eltwise.set_result_pool_limit(bad)
+
+
+def test_huge_limit_means_unbounded():
+    eltwise.set_result_pool_limit(2**70)
+    assert eltwise.result_pool_stats()["limit_bytes"] == 2**64 - 1
+
+
+def test_threads_allocating_and_freeing_concurrently():
+    """8 threads make, check and drop large results (the calls run without the GIL, and
+    arrays are freed on whichever thread drops them) while results are passed between
+    threads."""
+    errors = []
+    handoff = []
+    lock = threading.Lock()
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        try:
+            for _ in range(30):
+                n = int(rng.integers(N // 4, 2 * N))
+                a = rng.random(n, dtype=np.float32)
+                b = rng.random(n, dtype=np.float32) + 1
+                r = eltwise.divide(a, b)
+                np.testing.assert_array_equal(r, a / b)
+                with lock:
+                    handoff.append(r)
+                    if len(handoff) > 4:
+                        handoff.pop(0)  # freed here, maybe made by another thread
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    handoff.clear()
+    assert eltwise.result_pool_stats()["held_bytes"] <= eltwise.result_pool_stats()["limit_bytes"]
+
+
+def _child(q):
+    a = np.arange(N, dtype=np.float32)
+    r = eltwise.add(a, a)
+    del r
+    r = eltwise.multiply(a, 3.0)
+    q.put(bool(np.array_equal(r, a * 3)) and eltwise.result_pool_stats()["reused"] >= 1)
+
+
+def test_pool_works_in_a_forked_child():
+    a = np.arange(N, dtype=np.float32)
+    held = [eltwise.add(a, a) for _ in range(3)]
+    del held  # the parent's pool holds buffers at the fork
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child, args=(q,))
+    p.start()
+    try:
+        assert q.get(timeout=60) is True
+    finally:
+        p.join(timeout=60)
+    assert p.exitcode == 0
