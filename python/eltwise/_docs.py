@@ -564,7 +564,9 @@ _ARITH["power"] = _Op(
         NumPy does (ONNX ``Pow`` would keep the base's type).
 
         Floats: within 1 ULP of ``numpy.power`` (SLEEF's 1-ULP vector
-        ``pow``), with C99's special cases exact: ``pow(x, 0) == 1`` for
+        ``pow``; float32 through float64 ``log`` and ``exp`` on the AVX3 and
+        AVX2 targets) on every SIMD target, though a result may differ
+        between targets in the last bit, with C99's special cases exact: ``pow(x, 0) == 1`` for
         every x, NaN too, and ``pow(1, y) == 1`` for every y, NaN too. A
         negative base with a non-integer exponent gives nan, silently.
 
