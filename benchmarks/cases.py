@@ -19,7 +19,8 @@ except ImportError:  # pragma: no cover - ml_dtypes is a dependency of eltwise
 
 # ---------------------------------------------------------------------------- dtypes
 
-DTYPE_NAMES = ["float32", "float64", "float16", "bfloat16", "int8", "int32", "int64", "uint8"]
+DTYPE_NAMES = ["float32", "float64", "float16", "bfloat16", "int8", "int32", "int64", "uint8",
+               "uint64"]
 
 
 def dtype_of(name: str) -> np.dtype:
@@ -86,6 +87,15 @@ def ops_for(dt: np.dtype) -> list[Op]:
                       np.floor_divide, "general", 3,
                       note="NumPy has no truncating integer division: its time is "
                            "numpy.floor_divide's"))
+        if dt.itemsize == 8:  # the same on values below 2^53 (eltwise's float64 path)
+            out.append(Op("divide(floor) <2^53", "divide", {"pythondiv": True},
+                          np.floor_divide, np.floor_divide, "below2p53", 3))
+            out.append(Op("divide(trunc) <2^53", "divide", {"pythondiv": False}, trunc_divide,
+                          np.floor_divide, "below2p53", 3,
+                          note="NumPy has no truncating integer division: its time is "
+                               "numpy.floor_divide's"))
+            out.append(Op("mod", "mod", {}, np.remainder, np.remainder, "general", 3))
+            out.append(Op("mod <2^53", "mod", {}, np.remainder, np.remainder, "below2p53", 3))
     else:
         out.append(Op("divide", "divide", {}, np.divide, np.divide, "general", 3))
     out += [
@@ -110,7 +120,8 @@ class Shape:
 
     kind: column label. shape1/shape2: operand shapes (shape2 None: Python scalar).
     make: "contig" | "scalar" | "strided" (both operands x[::2] of twice the size) |
-    "transposed" (x1 is a transposed C array, x2 C-contiguous).
+    "transposed" (x1 is a transposed C array, x2 C-contiguous) | "fortran" (both
+    operands Fortran-ordered).
     eltwise_kwargs: broadcast/axis for eltwise. numpy_shape2: x2's shape as the peers
     (NumPy broadcasting) see it.
     """
@@ -135,6 +146,8 @@ class Shape:
             return f"{s1} [::2] views"
         if self.make == "transposed":
             return f"{s1} .T op {s1}"
+        if self.make == "fortran":
+            return f"{s1} Fortran-ordered, both"
         s2 = "x".join(map(str, self.shape2)) if self.shape2 else "()"
         if self.eltwise_kwargs.get("broadcast") == "pdpd":
             return f"{s1} op {s2} pdpd axis={self.eltwise_kwargs['axis']}"
@@ -170,6 +183,9 @@ def shapes(quick: bool) -> list[Shape]:
                      eltwise_kwargs={"broadcast": "pdpd", "axis": 1}, numpy_shape2=(1, c, 1, 1)))
     out.append(Shape("strided", (n_big,), (n_big,), make="strided"))
     out.append(Shape("transposed", (cols, rows), (cols, rows), make="transposed"))
+    out.append(Shape("fortran", (rows, cols), (rows, cols), make="fortran"))
+    narrow = 20 if quick else 5 * 10**6
+    out.append(Shape("narrow rows", (narrow, 2), (narrow, 1)))
     return out
 
 
@@ -177,9 +193,18 @@ def shapes(quick: bool) -> list[Shape]:
 
 
 def _draw(rng, dt: np.dtype, shape, purpose: str, which: int):
-    """Returns a C array: purpose "general" (x2 never 0 and never -1) or "power"."""
+    """Returns a C array: purpose "general" (x2 never 0 and never -1), "power", or
+    "below2p53" (integers: x1 within +-1e12, x2 in 1..50 with either sign)."""
     if is_int(dt):
         info = np.iinfo(dt)
+        if purpose == "below2p53":
+            if which == 1:
+                return rng.integers(-(10**12) if dt.kind == "i" else 0, 10**12, size=shape,
+                                    endpoint=True).astype(dt)
+            mag = rng.integers(1, 50, size=shape, endpoint=True)
+            if dt.kind == "i":
+                mag = np.where(rng.random(size=shape) < 0.5, -mag, mag)
+            return mag.astype(dt)
         if purpose == "power":
             hi = 10 if which == 1 else 3  # bases 0..10, exponents 0..3 (wrapping is exact)
             return rng.integers(0, hi, size=shape, endpoint=True).astype(dt)
@@ -227,6 +252,10 @@ def make_operands(rng, dt: np.dtype, shape: Shape, purpose: str, scalar) -> Oper
         n = shape.shape1[0]
         a = _draw(rng, dt, (2 * n,), purpose, 1)[::2]
         b = _draw(rng, dt, (2 * n,), purpose, 2)[::2]
+        return Operands(a, b, b)
+    if shape.make == "fortran":
+        a = np.asfortranarray(_draw(rng, dt, shape.shape1, purpose, 1))
+        b = np.asfortranarray(_draw(rng, dt, shape.shape2, purpose, 2))
         return Operands(a, b, b)
     if shape.make == "transposed":
         a = _draw(rng, dt, shape.shape1[::-1], purpose, 1).T

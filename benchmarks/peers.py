@@ -57,8 +57,43 @@ class Eltwise(Library):
     def prepare(self, op, dt, shape, xs):
         fn = getattr(self.mod, op.func)
         kw = dict(op.kwargs, **shape.eltwise_kwargs)
-        x1, x2 = xs.x1, xs.x2
-        return (lambda: fn(x1, x2, **kw)), np.asarray
+        return literal_call(fn, xs.x1, xs.x2, kw), np.asarray
+
+
+def literal_call(fn, x1, x2, kw):
+    """A callable that makes the call as a user writes it: `fn(x1, x2)` or with literal
+    keywords (`fn(x1, x2, pythondiv=False)`), not `fn(x1, x2, **kw)`, which builds a dict
+    and takes a slower path through CPython on every call."""
+    if not kw:
+        return lambda: fn(x1, x2)
+    names = ", ".join(f"{k}=_kw[{k!r}]" for k in kw)
+    scope = {"fn": fn, "x1": x1, "x2": x2, "_kw": dict(kw)}
+    body = "(" + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")"
+    if all(isinstance(v, (bool, int, float, str, type(None))) for v in kw.values()):
+        src = f"lambda: fn(x1, x2, {body[1:-1]})"
+    else:  # values without a literal form: looked up, still passed as keywords
+        src = f"lambda: fn(x1, x2, {names})"
+    return eval(src, scope)  # noqa: S307 - source built here from identifiers and reprs
+
+
+class EltwiseOut(Library):
+    """eltwise writing into a preallocated out= (fresh result versus out=, large sizes)."""
+
+    name = "eltwise(out=)"
+
+    def __init__(self, module):
+        self.mod = module
+        self.version = getattr(module, "__version__", "?")
+        self.notes = ["eltwise(out=): eltwise into a preallocated out=, for the same-shape "
+                      "cells of 10^6 elements and more (the other entries allocate)."]
+
+    def prepare(self, op, dt, shape, xs):
+        if not shape.sweep or shape.n_out < 10**6:
+            raise Skip("out= is measured on large same-shape cells only")
+        fn = getattr(self.mod, op.func)
+        out = np.asarray(fn(xs.x1, xs.x2, **op.kwargs))
+        kw = dict(op.kwargs, out=out)
+        return literal_call(fn, xs.x1, xs.x2, kw), np.asarray
 
 
 # ---------------------------------------------------------------------------- numpy

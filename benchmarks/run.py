@@ -253,7 +253,7 @@ def main(argv=None):
     wanted = list(peers.OPTIONAL) if args.peers is None else [
         x for x in args.peers if x in peers.OPTIONAL]
     optional, missing = peers.load_optional(wanted, threads)
-    libs = [peers.Eltwise(eltwise), peers.NumPy()] + optional
+    libs = [peers.Eltwise(eltwise), peers.NumPy()] + optional + [peers.EltwiseOut(eltwise)]
 
     budget = timing.QUICK if args.quick else timing.FULL
     if args.budget:

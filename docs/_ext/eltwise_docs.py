@@ -641,12 +641,24 @@ class UfuncTwins(SphinxDirective):
     """An autofunction entry per twin (reStructuredText pages only)."""
 
     def run(self) -> list[nodes.Node]:
-        text = "\n\n".join(f".. autofunction:: eltwise.ufunc.{name}"
-                           for name in eltwise.ufunc.__all__)
+        text = "\n\n".join(self._entry(name) for name in eltwise.ufunc.__all__)
         container = nodes.container()
         self.state.nested_parse(StringList(text.splitlines(), source=self.get_source_info()[0]),
                                 self.content_offset, container)
         return container.children
+
+
+    @staticmethod
+    def _entry(name: str) -> str:
+        """An alias (``remainder`` is the ``mod`` object) gets its signature spelled out:
+        its docstring's signature names the ufunc's own name, which autodoc with
+        numpy < 2.3 (no ``inspect.signature`` for ufuncs) cannot reconcile."""
+        twin = getattr(eltwise.ufunc, name)
+        if twin.__name__ == name:
+            return f".. autofunction:: eltwise.ufunc.{name}"
+        first = (twin.__doc__ or "").splitlines()[0]
+        params = first[first.index("(") + 1:first.rindex(")")] if "(" in first else ""
+        return f".. autofunction:: eltwise.ufunc.{name}({params})"
 
 
 class ApiSummary(SphinxDirective):

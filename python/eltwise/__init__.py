@@ -20,8 +20,8 @@ from ._eltwise import (
     get_num_threads,
     get_target,
     get_targets,
-    release_memory,
-    result_pool_info,
+    release_result_pool,
+    result_pool_stats,
     set_num_threads,
     set_result_pool_limit,
     set_target,
@@ -143,6 +143,6 @@ _apply_environment()
 __all__ = [
     *_FUNCTION_NAMES, "elementwise", "Op", "Broadcast", "ufunc",
     "show_config", "get_targets", "get_target", "set_target",
-    "set_num_threads", "get_num_threads",
-    "set_result_pool_limit", "result_pool_info", "release_memory", "__version__",
+    "set_num_threads", "get_num_threads", "set_result_pool_limit", "result_pool_stats",
+    "release_result_pool", "__version__",
 ]

@@ -187,6 +187,53 @@ struct IntDivideByScalar {
   }
 };
 
+// 64-bit integer quotient or remainder of every lane through float64, when
+// every lane of a and b lies in [-2^53, 2^53) (unsigned: [0, 2^53)); false,
+// leaving *result alone, otherwise.
+//
+// Exact: a and b convert exactly. If a/b is an integer k, |k| <= 2^53 is a
+// double, so the rounded quotient is k. Otherwise a/b lies strictly between
+// integers k and k+1, at least 1/|b| from both (a = kb + r, 0 < |r| < |b|),
+// while round-to-nearest moves it by less than |a/b| * 2^-53 <= 1/|b|: the
+// rounded quotient stays strictly between them. So trunc(fl(a/b)) is
+// trunc(a/b). Then |q*b| <= |a| <= 2^53 and r = a - q*b are exact doubles, and
+// the floor step (q - 1, r + b where r and b differ in sign) stays below 2^53.
+// A zero divisor gives 0 (IntDivide raises the flag).
+template <Rounding kRound, Result kResult, class D, class V>
+HWY_INLINE bool DivideBelow2p53(D d, V a, V b, V* result) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)d, (void)a, (void)b, (void)result;
+  return false;
+#else
+  using T = hn::TFromD<D>;
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  const hn::Rebind<double, D> df;
+  auto ua = hn::BitCast(du, a), ub = hn::BitCast(du, b);
+  if constexpr (std::is_signed<T>::value) {  // a + 2^53 in [0, 2^54)
+    const auto bias = hn::Set(du, uint64_t{1} << 53);
+    const auto high = hn::ShiftRight<54>(hn::Or(hn::Add(ua, bias), hn::Add(ub, bias)));
+    if (!hn::AllTrue(du, hn::Eq(high, hn::Zero(du)))) return false;
+  } else {
+    if (!hn::AllTrue(du, hn::Eq(hn::ShiftRight<53>(hn::Or(ua, ub)), hn::Zero(du)))) return false;
+  }
+  const auto fa = hn::ConvertTo(df, hn::BitCast(di, a));
+  auto fb = hn::ConvertTo(df, hn::BitCast(di, b));
+  const auto b_zero = hn::Eq(fb, hn::Zero(df));
+  fb = hn::IfThenElse(b_zero, hn::Set(df, 1.0), fb);
+  auto q = hn::Trunc(hn::Div(fa, fb));
+  auto r = hn::Sub(fa, hn::Mul(q, fb));
+  if constexpr (kRound == Rounding::kFloor && std::is_signed<T>::value) {
+    const auto adjust = hn::Lt(hn::Mul(r, fb), hn::Zero(df));  // |r * b| < 2^106
+    q = hn::IfThenElse(adjust, hn::Sub(q, hn::Set(df, 1.0)), q);
+    r = hn::IfThenElse(adjust, hn::Add(r, fb), r);
+  }
+  const auto v = hn::IfThenZeroElse(b_zero, kResult == Result::kQuotient ? q : r);
+  *result = hn::BitCast(d, hn::ConvertTo(di, v));
+  return true;
+#endif
+}
+
 // Integer quotient/remainder on compute lanes C (see IntDivCompute).
 template <Rounding kRound, Result kResult>
 struct IntDivide : OpBase {
@@ -201,6 +248,9 @@ struct IntDivide : OpBase {
     const auto b_zero = hn::Eq(b, hn::Zero(d));
     if (HWY_UNLIKELY(!hn::AllFalse(d, b_zero))) zero_divisor = true;
     if constexpr (sizeof(C) == 8 && !std::is_same<C, double>::value) {
+      // Vectors with a lane at or beyond 2^53 go one lane at a time.
+      V exact;
+      if (DivideBelow2p53<kRound, kResult>(d, a, b, &exact)) return exact;
       return PerLane(d, a, b, [](C x, C y) { return DivideOne<kRound, kResult>(x, y); });
     } else {
       // float32 for int32 lanes (from 8/16-bit), float64 for 32-bit storage.

@@ -197,14 +197,7 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
     for (int i = 0; i < nd; ++i) dims[i] = shape[i];
     npy_intp strides[kMaxDims];
     for (int i = 0; permuted && i < nd; ++i) strides[i] = kstrides[i];
-    size_t result_bytes = osz;
-    for (int i = 0; i < nd; ++i) result_bytes *= static_cast<size_t>(shape[i]);
-    {
-      ResultMemoryScope pooled(result_bytes);
-      target.reset(PyArray_NewFromDescr(&PyArray_Type, rdescr, nd, dims,
-                                        permuted ? strides : nullptr, nullptr, 0, nullptr));
-      if (target) pooled.TouchFreshPages(target.arr(), result_bytes);
-    }
+    target.reset(NewResultArray(rdescr, nd, dims, permuted ? strides : nullptr));
     if (!target) return nullptr;
   }
 

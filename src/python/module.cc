@@ -15,7 +15,6 @@
 #include <cstring>
 #include <string>
 
-#include "core/buffer_pool.h"
 #include "core/thread_pool.h"
 #include "hwy/highway.h"  // HWY_MAJOR etc.
 #include "hwy/targets.h"
@@ -91,7 +90,7 @@ std::string ConfigText() {
   s += "  CPU runs:           " + Join(AvailableTargets()) + "\n";
   s += "  target in use:      " + CurrentTarget() + "\n";
   s += "  threads:            " + std::to_string(ThreadPool::Get().threads()) + "\n";
-  s += "  result pool:        " + ResultMemoryText() + "\n";
+  s += "  result pool:        " + ResultPoolText() + "\n";
   return s;
 }
 
@@ -132,36 +131,22 @@ void SetNumThreads(const py::object& n) {
   ThreadPool::Get().SetThreads(static_cast<int>(v));
 }
 
-void SetResultPoolLimit(const py::object& nbytes) {
-  if (PyBool_Check(nbytes.ptr()) || !PyIndex_Check(nbytes.ptr())) {
+void SetResultPoolLimitChecked(const py::object& n) {
+  if (PyBool_Check(n.ptr()) || !PyIndex_Check(n.ptr())) {
     throw py::type_error("eltwise.set_result_pool_limit: nbytes must be an integer, got " +
-                         std::string(Py_TYPE(nbytes.ptr())->tp_name));
+                         std::string(Py_TYPE(n.ptr())->tp_name));
   }
-  const auto index = py::reinterpret_steal<py::object>(PyNumber_Index(nbytes.ptr()));
+  const auto index = py::reinterpret_steal<py::object>(PyNumber_Index(n.ptr()));
   if (!index) throw py::error_already_set();
   int overflow = 0;
   const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
   if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   if (overflow < 0 || (overflow == 0 && v < 0)) {
     throw py::value_error("eltwise.set_result_pool_limit: nbytes must be >= 0, got " +
-                          std::string(py::repr(nbytes)));
+                          std::string(py::repr(n)));
   }
-  // Beyond the address space means no limit.
-  BufferPool::Get().SetLimit(overflow > 0 || static_cast<unsigned long long>(v) > SIZE_MAX
-                                 ? SIZE_MAX : static_cast<size_t>(v));
-}
-
-py::dict ResultPoolInfo() {
-  const BufferPoolStats s = BufferPool::Get().Stats();
-  py::dict d;
-  d["limit"] = s.limit;
-  d["held_bytes"] = s.held_bytes;
-  d["held_buffers"] = s.held_buffers;
-  d["slack_bytes"] = s.slack_bytes;
-  d["min_bytes"] = kPoolMinBytes;
-  d["hits"] = s.hits;
-  d["misses"] = s.misses;
-  return d;
+  // Anything beyond int64 means no limit but the machine's.
+  SetResultPoolLimit(overflow > 0 ? SIZE_MAX : static_cast<size_t>(v));
 }
 
 }  // namespace
@@ -171,9 +156,7 @@ PYBIND11_MODULE(_eltwise, m) {
   using namespace eltwise;
   if (_import_array() < 0 || _import_umath() < 0) throw py::error_already_set();
   InitBFloat16();
-  if (!InitArguments() || !InitFunctionType() || !InitResultMemory()) {
-    throw py::error_already_set();
-  }
+  if (!InitArguments() || !InitFunctionType()) throw py::error_already_set();
   m.attr("__version__") = ELTWISE_VERSION;
   m.attr("HIGHWAY_VERSION") = HighwayVersion();
   m.def("_make_function", &MakeFunction, py::arg("name"), py::arg("doc"), py::arg("twin"));
@@ -184,7 +167,7 @@ PYBIND11_MODULE(_eltwise, m) {
         py::arg("shape1"), py::arg("shape2"), py::arg("axis"));
   m.def("show_config", [] { py::print(ConfigText(), py::arg("end") = ""); },
         "Prints the version, Highway version, compiled targets, the targets this CPU runs,\n"
-        "the target in use, the thread count and what the result pool holds.");
+        "the target in use and the thread count.");
   m.def("config_text", &ConfigText, "Returns what show_config() prints.");
   m.def("get_targets", &AvailableTargets,
         "Returns the names of the compiled Highway targets this CPU can run, best first.");
@@ -196,16 +179,21 @@ PYBIND11_MODULE(_eltwise, m) {
         "Sets the number of threads large calls use (1 <= n <= 1024). Results do not depend on it.");
   m.def("get_num_threads", [] { return ThreadPool::Get().threads(); },
         "Returns the number of threads large calls use.");
-  m.def("set_result_pool_limit", &SetResultPoolLimit, py::arg("nbytes"),
-        "Sets how many bytes of freed large results (>= 1 MiB) eltwise may keep for reuse;\n"
-        "0 turns the pool off and frees what it holds. The default is 256 MiB, at most 1/16\n"
-        "of physical memory. Raises ValueError for a negative nbytes.");
-  m.def("result_pool_info", &ResultPoolInfo,
-        "Returns the result pool's state as a dict: limit; held_bytes and held_buffers (freed\n"
-        "results kept for reuse); slack_bytes (unused capacity of reused buffers in use, counted\n"
-        "against the limit); min_bytes (the smallest pooled result); hits and misses.");
-  m.def("release_memory", [] { BufferPool::Get().Release(); },
-        "Returns every freed result the pool holds to the system; results in use are untouched.");
-  m.def("_set_first_touch", &SetFirstTouch, py::arg("on"));
   m.def("_available_cpus", &AvailableCpus);
+  m.def("set_result_pool_limit", &SetResultPoolLimitChecked, py::arg("nbytes"),
+        "Sets how many bytes of freed large results eltwise keeps for reuse (0 keeps none)\n"
+        "and frees what no longer fits.");
+  m.def("result_pool_stats", [] {
+    const ResultPoolStats s = GetResultPoolStats();
+    py::dict d;
+    d["held_bytes"] = s.held_bytes;
+    d["held_buffers"] = s.held_buffers;
+    d["limit_bytes"] = s.limit_bytes;
+    d["reused"] = s.reused;
+    d["allocated"] = s.allocated;
+    return d;
+  }, "Returns the result pool's state: held_bytes, held_buffers, limit_bytes, and the counts\n"
+     "of large results that reused a kept buffer or took new memory since import.");
+  m.def("release_result_pool", &ReleaseResultPool,
+        "Frees every buffer the result pool keeps; returns the number of bytes freed.");
 }

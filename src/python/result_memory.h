@@ -1,8 +1,8 @@
-// Where eltwise's fresh results live: large ones come from core/buffer_pool.h
-// through NumPy's memory-handler API (NEP 49), so a result freed by Python is
-// reused by the next result of a fitting size without new page faults.
-// Only eltwise's own fresh results on the fast door use it; NumPy's
-// allocations keep NumPy's handler.
+// Memory for the fast door's large results: a NumPy memory handler (NEP 49)
+// that keeps freed result buffers in a bounded pool and hands them to later
+// results, so that a fresh result does not fault in new pages on every call
+// (glibc returns large blocks to the kernel on free; faulting them back costs
+// about as much as the computation).
 #ifndef ELTWISE_PYTHON_RESULT_MEMORY_H_
 #define ELTWISE_PYTHON_RESULT_MEMORY_H_
 
@@ -13,33 +13,30 @@
 
 namespace eltwise {
 
-// Makes the handler capsule (at import); false with a Python error set.
-bool InitResultMemory();
+// Results of at least this many bytes come from the pool.
+constexpr size_t kPooledResultBytes = size_t{1} << 20;
+// The default bound on the bytes the pool holds (set_result_pool_limit).
+constexpr size_t kDefaultResultPoolLimit = size_t{256} << 20;
 
-// While alive, NumPy allocates array data through the pool, when the result
-// has at least kPoolMinBytes and the pool's limit is not 0 (smaller results
-// pay nothing); the previous handler comes back at the end of the scope.
-// Arrays made inside keep the handler and free their data through it.
-class ResultMemoryScope {
- public:
-  explicit ResultMemoryScope(size_t result_bytes);
-  ~ResultMemoryScope();
-  ResultMemoryScope(const ResultMemoryScope&) = delete;
-  ResultMemoryScope& operator=(const ResultMemoryScope&) = delete;
-  // When `result` (made in the scope) got new pages from the pool, faults
-  // them in on the worker threads, without the GIL: a kernel that then
-  // writes them runs at the speed of memory (about 15% faster in all).
-  void TouchFreshPages(PyArrayObject* result, size_t bytes) const;
+// A new array like PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims,
+// strides, nullptr, 0, nullptr) (steals descr), its memory from the pool when
+// it is large. nullptr with an error set.
+PyObject* NewResultArray(PyArray_Descr* descr, int nd, npy_intp* dims, npy_intp* strides);
 
- private:
-  PyObject* previous_ = nullptr;  // the handler to restore, when one was set
+struct ResultPoolStats {
+  size_t held_bytes;   // freed buffers kept for reuse
+  size_t held_buffers;
+  size_t limit_bytes;
+  size_t reused;       // results that took a kept buffer, since import
+  size_t allocated;    // results that took new memory, since import
 };
-
-// Whether TouchFreshPages touches (default true); for measurements.
-void SetFirstTouch(bool on);
-
-// One line for show_config(): what the pool holds and its limit.
-std::string ResultMemoryText();
+ResultPoolStats GetResultPoolStats();
+// Sets the bound (0: keep nothing) and frees what no longer fits.
+void SetResultPoolLimit(size_t bytes);
+// Frees every kept buffer; returns the bytes freed.
+size_t ReleaseResultPool();
+// One line for show_config().
+std::string ResultPoolText();
 
 }  // namespace eltwise
 

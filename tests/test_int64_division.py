@@ -1,0 +1,116 @@
+"""64-bit integer division through float64 (kernels/division.cc, DivideBelow2p53).
+
+A vector whose lanes all lie below 2^53 in magnitude is divided in float64, exactly; a
+vector with any lane beyond takes the per-lane path. These tests put values on both sides
+of the boundary, in the same vector and in different vectors of one call, on every target,
+for both roundings and both results, and compare with NumPy bit for bit."""
+
+import numpy as np
+import pytest
+
+import eltwise
+from ew_helpers import trunc_divide
+
+B = 2**53
+I64 = np.iinfo(np.int64)
+U64 = np.iinfo(np.uint64)
+
+OPS = {
+    "floor": lambda a, b: eltwise.divide(a, b),
+    "floor_divide": lambda a, b: eltwise.floor_divide(a, b),
+    "trunc": lambda a, b: eltwise.divide(a, b, pythondiv=False),
+    "mod": lambda a, b: eltwise.mod(a, b),
+    "fmod": lambda a, b: eltwise.fmod(a, b),
+}
+
+
+def expected(op, a, b):
+    with np.errstate(all="ignore"):
+        if op in ("floor", "floor_divide"):
+            return np.floor_divide(a, b)
+        if op == "trunc":
+            return trunc_divide(a, b)
+        if op == "mod":
+            return np.remainder(a, b)
+        return np.fmod(a, b)
+
+
+def boundary_values(dtype):
+    if dtype == np.int64:
+        vals = [0, 1, -1, 2, -2, 3, 7, -8, B - 1, B, B + 1, -B + 1, -B, -B - 1, B // 3, -B // 3,
+                I64.max, I64.min, I64.max - 1, I64.min + 1, 10**12, -(10**12)]
+    else:
+        vals = [0, 1, 2, 3, 7, 8, B - 1, B, B + 1, B // 3, U64.max, U64.max - 1, 2**63,
+                2**63 - 1, 10**12]
+    return np.array(vals, dtype=dtype)
+
+
+def check(op, a, b):
+    with np.errstate(divide="ignore"):
+        got = OPS[op](a, b)
+    exp = expected(op, a, b)
+    assert got.dtype == exp.dtype
+    bad = got != exp
+    assert not bad.any(), (op, a[bad][:5], b[bad][:5], got[bad][:5], exp[bad][:5])
+
+
+@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_every_pair_of_boundary_values(op, dtype, target):
+    """Every pair of values around +-2^53, MIN, MAX, -1 and 0 (an outer grid: vectors mix
+    lanes below and beyond the bound)."""
+    v = boundary_values(dtype)
+    a, b = np.meshgrid(v, v, indexing="ij")
+    check(op, a.ravel(), b.ravel())
+    check(op, a.T.ravel(), b.T.ravel())
+
+
+@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_small_values_small_divisors(op, dtype, target, rng):
+    """The common case, all lanes below 2^53: divisors 1..8 and 9..50, values up to 1e12
+    and up to 2^53 - 1, and one array where a few vectors hold a lane beyond the bound (the
+    per-lane fallback inside one call)."""
+    lo = 0 if dtype == np.uint64 else -(B - 1)
+    n = 4099
+    for hi_div in (8, 50):
+        for hi in (10**12, B - 1):
+            a = rng.integers(max(lo, -hi), hi, n, dtype=dtype, endpoint=True)
+            b = rng.integers(1, hi_div, n, dtype=dtype, endpoint=True)
+            if dtype == np.int64:
+                b = np.where(rng.random(n) < 0.5, -b, b).astype(dtype)
+            check(op, a, b)
+            a2 = a.copy()
+            a2[[5, 100, 2000, 4098]] = [B, I64.max if dtype == np.int64 else U64.max, B + 1, B]
+            check(op, a2, b)
+            b2 = b.copy()
+            b2[[7, 3000]] = B + 3
+            b2[[11]] = 0
+            check(op, a, b2)
+
+
+@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_full_range(op, dtype, target, rng):
+    """Full-range 64-bit values (almost every vector beyond the bound) and divisors of every
+    magnitude, with zeros."""
+    info = np.iinfo(dtype)
+    n = 2051
+    a = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    b >>= rng.integers(0, 63, n).astype(dtype)
+    b[::97] = 0
+    check(op, a, b)
+    check(op, a, np.array(3, dtype))  # scalar divisor
+    check(op, a[::-3], b[::3])  # strided
+
+
+def test_division_by_zero_is_reported_on_the_fast_path(target):
+    """A zero divisor among small lanes gives 0 and raises NumPy's flag."""
+    a = np.arange(-20, 20, dtype=np.int64)
+    b = np.ones(40, np.int64)
+    b[17] = 0
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        eltwise.floor_divide(a, b)
+    with np.errstate(divide="ignore"):
+        assert eltwise.mod(a, b)[17] == 0 and eltwise.floor_divide(a, b)[17] == 0

@@ -1,0 +1,137 @@
+"""float power (float32 through float64 tables, float64 through SLEEF) on every target:
+C99's special cases exact, everything else within 1 ULP of float64's pow rounded once."""
+
+import numpy as np
+import pytest
+
+import eltwise
+from ew_helpers import FLOAT_DTYPES, HALF_DTYPES, assert_same, c99_pow_special, dtype_id, reference
+
+# Bases and exponents that meet every branch: zeros, subnormals, the float32 limits,
+# +-1 and its neighbours, infinities, NaN, odd and even integers, halves, huge exponents.
+_SPECIAL_X = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 0.5, -0.5, 2.0, -2.0, 3.7, -3.7,
+              1e-45, -1e-45, 1e-40, -1e-40, 1.1754944e-38, 3.4028235e38, -3.4028235e38,
+              1.0000001, 0.99999994, -1.0000001, 8.0, -8.0]
+_SPECIAL_Y = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5, 2.5, -2.5, np.inf, -np.inf,
+              np.nan, 1e30, -1e30, 1e-45, -1e-45, 16777215.0, 16777216.0, -16777215.0, 8388609.0,
+              127.0, -127.0, 149.0, -149.0, 1.0 / 3.0]
+
+
+def _f32_reference(x, y):
+    """float64's pow rounded once to float32, C99's special cases exact."""
+    with np.errstate(all="ignore"):  # signaling NaNs among random bits
+        r = np.power(x.astype(np.float64), y.astype(np.float64))
+        mask, value = c99_pow_special(x, y)
+        r[mask] = value[mask]
+        return r.astype(np.float32)
+
+
+def _grid(xs, ys, dtype):
+    with np.errstate(all="ignore"):
+        x = np.array(xs, np.float64).astype(dtype)
+        y = np.array(ys, np.float64).astype(dtype)
+    return np.repeat(x, len(y)), np.tile(y, len(x))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_special_table(dtype, target):
+    """Every pair of the table: C99's special cases bit for bit (signed zeros and
+    infinities), the others within 1 ULP; through arrays and through NumPy scalars."""
+    x, y = _grid(_SPECIAL_X, _SPECIAL_Y, dtype)
+    got = eltwise.power(x, y)
+    assert_same(got, reference("power", x, y), ulp=1, inputs=(x, y))
+    mask, value = c99_pow_special(x, y)
+    assert mask.sum() > 100  # the table does reach the special cases
+    assert_same(got[mask], value[mask].astype(dtype), inputs=(x[mask], y[mask]))
+    for i in np.flatnonzero(mask)[::7]:
+        assert_same(eltwise.power(x[i], y[i]), value[i].astype(dtype)[()])
+
+
+def test_float32_random_bits(target, rng):
+    """Bases from random bit patterns (subnormals, NaN and inf included), exponents from
+    random bits, from [-40, 40] and integers: within 1 ULP of float64 rounded once."""
+    n = 60000
+    x = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    y_bits = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    which = rng.integers(0, 3, n)
+    y = np.where(which == 0, y_bits, np.where(which == 1, rng.uniform(-40, 40, n),
+                                              rng.integers(-300, 300, n))).astype(np.float32)
+    got = eltwise.power(x, y)
+    assert_same(got, _f32_reference(x, y), ulp=1, inputs=(x, y))
+    finite = np.isfinite(got) & (got != 0)
+    assert finite.sum() > n // 20  # not only overflow and underflow
+
+
+def test_float32_subnormal_and_overflow_results(target, rng):
+    """Results at the ends of float32: subnormal results (2^-149 .. 2^-126), the largest
+    finite values and overflow, from bases over the whole range (subnormal ones too)."""
+    n = 40000
+    x = np.exp2(rng.uniform(-149, 128, n)).astype(np.float32)
+    x = x[(x > 0) & np.isfinite(x) & (x != 1)]
+    log2x = np.log2(x.astype(np.float64))
+    target_log = np.where(rng.random(len(x)) < 0.5, rng.uniform(-151, -125, len(x)),
+                          rng.uniform(126, 129, len(x)))
+    y = (target_log / log2x).astype(np.float32)
+    got = eltwise.power(x, y)
+    exp = _f32_reference(x, y)
+    assert_same(got, exp, ulp=1, inputs=(x, y))
+    assert ((exp != 0) & (np.abs(exp) < np.finfo(np.float32).smallest_normal)).sum() > 1000
+    assert np.isinf(exp).sum() > 100
+
+
+def test_float32_huge_exponents_near_one(target, rng):
+    """Bases a few ULP from 1 with exponents up to 2^31: the error of log2 is multiplied
+    by |y|, so this is where a coarse log2 would show."""
+    n = 20000
+    steps = rng.integers(-64, 65, n).astype(np.int32)
+    x = (np.float32(1).view(np.int32) + steps).view(np.float32)
+    y = (rng.choice([-1, 1], n) * np.exp2(rng.uniform(10, 31, n))).astype(np.float32)
+    got = eltwise.power(x, y)
+    exp = _f32_reference(x, y)
+    assert_same(got, exp, ulp=1, inputs=(x, y))
+    assert (np.isfinite(exp) & (exp != 0) & (exp != 1)).sum() > n // 4
+
+
+def test_float32_negative_bases(target, rng):
+    """Negative bases: integer exponents give the signed result (odd: negative, even:
+    positive, up to 2^24 and beyond), non-integer exponents NaN."""
+    n = 20000
+    x = -np.exp2(rng.uniform(-20, 20, n)).astype(np.float32)
+    y_int = rng.integers(-40, 41, n).astype(np.float32)
+    y_big = rng.choice(np.array([8388607, 8388609, 16777215, 16777216, 16777218, 2**30],
+                                np.float32), n)
+    x_big = -(1 + rng.integers(-3, 4, n) * np.float32(2**-23)).astype(np.float32)
+    y_frac = (rng.integers(-40, 40, n) + rng.choice([0.5, 0.25, 1e-3], n)).astype(np.float32)
+    for xs, ys in ((x, y_int), (x_big, y_big), (x, y_frac)):
+        got = eltwise.power(xs, ys)
+        exp = _f32_reference(xs, ys)
+        assert_same(got, exp, ulp=1, inputs=(xs, ys))
+    assert np.isnan(eltwise.power(x, y_frac)).all()
+    odd = np.fmod(y_int, 2) != 0
+    r = eltwise.power(x, y_int)
+    assert (np.signbit(r) == odd).all()
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float64)], ids=dtype_id)
+def test_float64_random(dtype, target, rng):
+    """float64 over the whole range, negative bases with integer exponents: 1 ULP."""
+    n = 30000
+    x = rng.choice([-1.0, 1.0], n) * np.exp2(rng.uniform(-1074, 1023, n))
+    y = rng.uniform(-3, 3, n) * np.exp2(rng.integers(-5, 12, n))
+    neg = x < 0
+    y[neg] = np.round(y[neg])
+    assert_same(eltwise.power(x, y), reference("power", x, y), ulp=1, inputs=(x, y))
+
+
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=dtype_id)
+def test_half_random(dtype, target, rng):
+    """float16 and bfloat16 through float32: random bit patterns against random
+    exponents, within 1 ULP of the reference (NumPy / ml_dtypes)."""
+    n = 20000
+    x = rng.integers(0, 2**16, n, dtype=np.uint32).astype(np.uint16).view(dtype)
+    with np.errstate(all="ignore"):
+        y = rng.uniform(-12, 12, n).astype(dtype)
+    y[::3] = np.round(y[::3].astype(np.float32)).astype(dtype)
+    got = eltwise.power(x, y)
+    assert got.dtype == dtype
+    assert_same(got, reference("power", x, y), ulp=1, inputs=(x, y))
