@@ -2,13 +2,16 @@
 from a bounded pool of freed result buffers (a NumPy memory handler, NEP 49)."""
 
 import multiprocessing
+import os
 import threading
+import time
 
 import numpy as np
 import pytest
 from numpy._core.multiarray import get_handler_name
 
 import eltwise
+from ew_helpers import assert_same, operands, reference
 
 MIB = 2**20
 N = 2**20  # float32 elements: a 4 MiB result, above the 1 MiB threshold
@@ -177,3 +180,113 @@ def test_pool_works_in_a_forked_child():
     finally:
         p.join(timeout=60)
     assert p.exitcode == 0
+
+
+def test_limit_zero_leaves_results_to_numpys_allocator():
+    eltwise.set_result_pool_limit(0)
+    a = np.ones(N, np.float32)
+    r = eltwise.add(a, a)
+    assert get_handler_name(r) == "default_allocator"
+    eltwise.set_result_pool_limit(256 * MIB)
+    assert get_handler_name(eltwise.add(a, a)) == "eltwise_result_pool"
+
+
+@pytest.mark.parametrize("name,dt,shape,order", [
+    ("divide", "float32", (N + 3,), "C"),           # not a whole number of pages
+    ("add", "float64", (1031, 517), "F"),           # a Fortran-ordered result
+    ("multiply", "int16", (5 * N + 1,), "C"),       # > one 2 MiB chunk per thread
+    ("less", "float32", (3 * N,), "C"),             # a bool result from float operands
+])
+def test_results_on_new_memory_are_correct(name, dt, shape, order, target, rng):
+    """A pool miss faults the result's new pages in on the worker threads before the
+    kernel writes them: every element must still be the kernel's."""
+    size = int(np.prod(shape))
+    a, b = operands(name, dt, size, rng)
+    a, b = (np.asarray(x.reshape(shape), order=order) for x in (a, b))
+    eltwise.release_result_pool()
+    for miss in (True, False):  # a miss, then a hit on the buffer the miss freed
+        before = eltwise.result_pool_stats()
+        r = getattr(eltwise, name)(a, b)
+        after = eltwise.result_pool_stats()
+        assert get_handler_name(r) == "eltwise_result_pool"
+        assert after["allocated"] - before["allocated"] == int(miss)
+        assert after["reused"] - before["reused"] == int(not miss)
+        if len(shape) > 1:
+            assert r.flags.f_contiguous == (order == "F")
+        assert_same(r, reference(name, a, b), inputs=(a, b))
+        del r
+
+
+def _vm_flags_of(address):
+    """The VmFlags of the mapping holding `address`, from /proc/self/smaps."""
+    current = None
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                lo, hi = (int(x, 16) for x in head.split("-"))
+                current = lo <= address < hi
+            elif head == "VmFlags:" and current:
+                return line.split()[1:]
+    return None
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="Linux only")
+def test_new_large_buffers_ask_for_huge_pages():
+    """As NumPy's allocator does from 4 MiB (MADV_HUGEPAGE shows as 'hg')."""
+    a = np.ones(2 * N, np.float32)  # 8 MiB results
+    r = eltwise.add(a, a)
+    assert "hg" in _vm_flags_of(address(r) + r.nbytes // 2)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+# Python 3.12+ warns about fork() in a process with threads: that is the point here.
+@pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")
+def test_fork_while_other_threads_use_the_pool():
+    """The pool's lock is held across fork: a child forked while other threads make and
+    free pooled results finds the pool whole and usable."""
+    stop = threading.Event()
+    errors = []
+
+    def churn(seed):
+        rng = np.random.default_rng(seed)
+        try:
+            while not stop.is_set():
+                n = int(rng.integers(N // 2, 2 * N))
+                r = eltwise.add(np.ones(n, np.float32), 1.0)
+                assert r[-1] == 2.0
+                del r
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=churn, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        for _ in range(6):
+            pid = os.fork()
+            if pid == 0:  # the child: exit status 0 only if the pool works
+                ok = False
+                try:
+                    a = np.arange(3 * N, dtype=np.float32)
+                    for _ in range(3):
+                        r = eltwise.multiply(a, 2.0)
+                        ok = bool(np.array_equal(r, a * 2))
+                        del r
+                    ok = ok and eltwise.result_pool_stats()["reused"] >= 2
+                finally:
+                    os._exit(0 if ok else 1)
+            deadline = time.monotonic() + 60
+            while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            if done[0] == 0:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                pytest.fail("the forked child hung")
+            assert os.waitstatus_to_exitcode(done[1]) == 0
+            time.sleep(0.02)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert not errors, errors

@@ -1,12 +1,19 @@
 #include "python/result_memory.h"
 
 #include <pthread.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <new>
+
+#include "core/thread_pool.h"
 
 namespace eltwise {
 namespace {
@@ -36,20 +43,41 @@ struct Pool {
   size_t allocated = 0;
 };
 
-Pool& ThePool() {
-  static Pool* pool = [] {
-    Pool* p = new Pool();  // leaked: arrays may be freed during interpreter exit
-    pthread_atfork(nullptr, nullptr, [] {
-      // Only the forking thread lives on in the child; the lock may have been
-      // held by another. The kept blocks are the child's own copies.
-      new (&ThePool().mutex) std::mutex();
-    });
-    return p;
-  }();
-  return *pool;
-}
+// Made while the extension loads, before any thread can use it or fork;
+// leaked: arrays may be freed during interpreter exit.
+Pool* const g_pool = new Pool();
+Pool& ThePool() { return *g_pool; }
+
+// The lock is held across fork, so that the child's copy of the kept blocks
+// is whole (no thread is halfway through Malloc or Free), and released in
+// parent and child (the child's one thread is the one that locked it).
+struct ForkHandlers {
+  ForkHandlers() {
+    pthread_atfork([] { g_pool->mutex.lock(); }, [] { g_pool->mutex.unlock(); },
+                   [] { g_pool->mutex.unlock(); });
+  }
+} g_fork_handlers;
 
 void FreeBlock(void* data) { std::free(static_cast<char*>(data) - kHeader); }
+
+// Whether this thread's last Malloc took new memory (NewResultArray reads it).
+thread_local bool t_new_pages = false;
+
+// As NumPy's default allocator does from 4 MiB: transparent huge pages take
+// 512 times fewer page faults (and TLB misses) when the kernel's THP mode is
+// "madvise". Only whole pages inside the block; failure (no THP) is harmless.
+constexpr size_t kHugePagesFrom = size_t{4} << 20;
+void AdviseHugePages(char* data, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes < kHugePagesFrom) return;
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kPage - 1);
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data, (void)bytes;
+#endif
+}
 
 // Frees kept blocks, largest first, until held + excess <= target. Called with
 // the lock held; returns the bytes freed.
@@ -82,6 +110,7 @@ void* Malloc(void*, size_t size) {
     }
     ++p.allocated;
   }
+  t_new_pages = true;
   // A multiple of 64 bytes, as aligned_alloc wants.
   const size_t capacity = (size + 63) & ~size_t{63};
   if (capacity < size) return nullptr;
@@ -89,6 +118,7 @@ void* Malloc(void*, size_t size) {
   if (!block) return nullptr;
   char* data = block + kHeader;
   *HeaderOf(data) = Header{capacity, size};
+  AdviseHugePages(data, capacity);
   return data;
 }
 
@@ -136,16 +166,26 @@ PyObject* HandlerCapsule() {
   return capsule;
 }
 
+bool PoolOn() {
+  Pool& p = ThePool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  return p.limit != 0;
+}
+
 }  // namespace
 
-PyObject* NewResultArray(PyArray_Descr* descr, int nd, npy_intp* dims, npy_intp* strides) {
+PyObject* NewResultArray(PyArray_Descr* descr, int nd, npy_intp* dims, npy_intp* strides,
+                         bool* new_pages) {
+  *new_pages = false;
   size_t bytes = PyDataType_ELSIZE(descr);
   for (int i = 0; i < nd; ++i) bytes *= static_cast<size_t>(dims[i]);  // NumPy checks overflow
-  PyObject* capsule = bytes >= kPooledResultBytes ? HandlerCapsule() : nullptr;
+  // Limit 0: NumPy's own allocator (which also asks for huge pages).
+  PyObject* capsule = bytes >= kPooledResultBytes && PoolOn() ? HandlerCapsule() : nullptr;
   if (!capsule) {
     if (bytes >= kPooledResultBytes) PyErr_Clear();  // no capsule: NumPy's memory
     return PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, strides, nullptr, 0, nullptr);
   }
+  t_new_pages = false;
   // The handler is a context variable: set it around this allocation only;
   // the array keeps its handler and frees through it.
   PyObject* previous = PyDataMem_SetHandler(capsule);
@@ -161,7 +201,35 @@ PyObject* NewResultArray(PyArray_Descr* descr, int nd, npy_intp* dims, npy_intp*
     return nullptr;
   }
   Py_DECREF(restored);
+  *new_pages = a && t_new_pages;
   return a;
+}
+
+namespace {
+struct FaultInWork {
+  char* data;
+  size_t bytes;
+  std::atomic<size_t> next{0};
+};
+constexpr size_t kFaultInChunk = size_t{2} << 20;  // a huge page: faulted by one thread
+
+void FaultInTask(void* ctx) {
+  FaultInWork& w = *static_cast<FaultInWork*>(ctx);
+  for (;;) {
+    const size_t begin = w.next.fetch_add(kFaultInChunk, std::memory_order_relaxed);
+    if (begin >= w.bytes) return;
+    const size_t end = std::min(w.bytes, begin + kFaultInChunk);
+    // volatile: the store must happen although the computation overwrites it.
+    for (size_t i = begin; i < end; i += 4096) static_cast<volatile char*>(w.data)[i] = 0;
+  }
+}
+}  // namespace
+
+void FaultInPages(void* data, size_t bytes) {
+  FaultInWork w;
+  w.data = static_cast<char*>(data);
+  w.bytes = bytes;
+  ThreadPool::Get().Run(&FaultInTask, &w);
 }
 
 ResultPoolStats GetResultPoolStats() {

@@ -20,8 +20,17 @@ constexpr size_t kDefaultResultPoolLimit = size_t{256} << 20;
 
 // A new array like PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims,
 // strides, nullptr, 0, nullptr) (steals descr), its memory from the pool when
-// it is large. nullptr with an error set.
-PyObject* NewResultArray(PyArray_Descr* descr, int nd, npy_intp* dims, npy_intp* strides);
+// it is large and the pool's limit is not 0. *new_pages says whether the pool
+// had no fitting buffer and took new memory, whose pages fault on first
+// touch (see FaultInPages). nullptr with an error set.
+PyObject* NewResultArray(PyArray_Descr* descr, int nd, npy_intp* dims, npy_intp* strides,
+                         bool* new_pages);
+
+// Writes one byte of every page of [data, data + bytes) on the worker
+// threads, so that the page faults of new memory are taken in parallel and
+// before the kernel, which then writes at the speed of memory. Call without
+// the GIL.
+void FaultInPages(void* data, size_t bytes);
 
 struct ResultPoolStats {
   size_t held_bytes;   // freed buffers kept for reuse
