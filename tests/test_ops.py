@@ -257,6 +257,24 @@ def test_logical_truthiness_of_floats(dtype, target):
     assert eltwise.logical_xor(x, y).tolist() == [False, True, True, True, True, False, False]
 
 
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+def test_logical_python_scalar_truth(name, dtype):
+    """A Python scalar's own truth, not its value cast to the array's dtype (1e-300 is 0 in
+    float16, 300 is 44 in int8, -1 does not fit uint8), as NumPy's logical loops take it;
+    a Python int beyond int64 is NumPy's OverflowError."""
+    x = np.array([0, 1], dtype)
+    for v in (1e-300, 1e-50, -1e-45, 0.0, -0.0, float("nan"), 300, -1, 256, 0, True, False,
+              2**63 - 1, -(2**63)):
+        for args in ((x, v), (v, x)):
+            want = getattr(np, name)(x.astype(bool), bool(v))
+            got = getattr(eltwise, name)(*args)
+            assert got.dtype == np.bool_ and got.tolist() == want.tolist(), (v, args[0] is x)
+    for v in (2**63, -(2**63) - 1, 2**70):
+        with pytest.raises(OverflowError):
+            getattr(eltwise, name)(x, v)
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
 @pytest.mark.parametrize("name", ["maximum", "minimum"])
 def test_max_min_nan_propagates(name, dtype, target):

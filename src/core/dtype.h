@@ -40,6 +40,7 @@ enum class OpId : int {
 constexpr int kNumOps = 24;
 
 constexpr bool ReturnsBool(OpId op) { return op >= OpId::kLogicalAnd && !(op >= OpId::kBitwiseAnd && op <= OpId::kBitwiseXor); }
+constexpr bool IsLogical(OpId op) { return op >= OpId::kLogicalAnd && op <= OpId::kLogicalXor; }
 constexpr bool DividesIntegers(OpId op) { return op >= OpId::kDivide && op <= OpId::kFmod; }
 
 // How the inner run of a plan is laid out: both operands contiguous, one a

@@ -134,8 +134,25 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   bool converted = false;
   for (int i = 0; i < 2; ++i) {
     if (!arr[i]) {  // a weak Python scalar
+      // A logical op reads its truth (SPEC §4), which a cast could lose:
+      // 1e-300 is 0 in float16, 300 does not fit int8. As NumPy's logical
+      // loops take operands: as bool, a Python int through int64.
+      PyObject* value = ops.x[i];
+      Ref truth;
+      if (IsLogical(op)) {
+        int overflow = 0;
+        if (ops.weak[i] == Weak::kInt) PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (overflow) {
+          PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to C long");
+          return nullptr;
+        }
+        const int t = PyObject_IsTrue(value);
+        if (t < 0) return nullptr;
+        truth.reset(PyBool_FromLong(t));
+        value = truth.get();
+      }
       Py_INCREF(cdescr);
-      arr[i].reset(PyArray_FromAny(ops.x[i], cdescr, 0, 0, NPY_ARRAY_FORCECAST, nullptr));
+      arr[i].reset(PyArray_FromAny(value, cdescr, 0, 0, NPY_ARRAY_FORCECAST, nullptr));
     } else {
       PyArrayObject* a = arr[i].arr();
       // Already in the compute dtype (built-in descriptors are singletons).
