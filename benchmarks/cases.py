@@ -71,7 +71,8 @@ class Op:
         64-bit integer division "int-full" (both operands over the full range, x2 != 0),
         "int-small-d1-8" / "int-small-d9-50" (|x1| <= 1e12, |x2| in 1..8 / 9..50).
     label: what the row says about the operands ("[full range]"), empty for the usual.
-    sweep_only: measured on the same-shape size sweep only (the small-value variants).
+    sweep_only: measured only on the shapes with int_variants (the small-value variants:
+        the size sweep up to 1e6 elements).
     scalar: the Python int used in the array-with-scalar case. An int, not a float, for
         every dtype: NumPy with ml_dtypes gives float32 for bfloat16 op Python float, and
         an int keeps every library in the array's dtype.
@@ -174,6 +175,7 @@ class Shape:
     ops: tuple | None = None
     multi_thread: bool = True
     out_variant: bool = False
+    int_variants: bool = False  # measures the small-value 64-bit division variants
 
     def measures(self, dt: np.dtype, op: Op) -> bool:
         """True if cell (op, dt) is measured on this shape."""
@@ -181,7 +183,7 @@ class Shape:
             return False
         if self.ops is not None and op.name.split("(")[0] not in self.ops:
             return False
-        return self.sweep or not op.sweep_only
+        return self.int_variants or not op.sweep_only
 
     @property
     def n_out(self) -> int:
@@ -230,6 +232,7 @@ def shapes(quick: bool) -> list[Shape]:
         fortran = (25, 40)  # 1000 elements: the same as the largest sweep size
         narrow_rows = 500
         mt_min = 1000  # so the smoke test runs a multi-thread pass too
+        variants_max = 1000
     else:
         sizes = [10, 1000, 10**5, 10**6, 16 * 10**6]
         rows, cols = 1000, 1000
@@ -240,8 +243,10 @@ def shapes(quick: bool) -> list[Shape]:
         # peers' results and copies stay well under 2 GB.
         narrow_rows = 25 * 10**6
         mt_min = MULTI_THREAD_MIN
+        variants_max = 10**6  # 1.6e7 would add a fifth to the run and say nothing new
     out = [Shape(_size_label(n), (n,), (n,), sweep=True, multi_thread=n >= mt_min,
-                 out_variant=n == sizes[-1]) for n in sizes]
+                 out_variant=n == sizes[-1], int_variants=n <= variants_max)
+           for n in sizes]
     out.append(Shape("scalar", (n_big,), None, make="scalar"))
     out.append(Shape("row bcast", (rows, cols), (cols,)))
     out.append(Shape("col bcast", (rows, cols), (rows, 1)))
@@ -252,7 +257,7 @@ def shapes(quick: bool) -> list[Shape]:
     out.append(Shape("transposed", (cols, rows), (cols, rows), make="transposed"))
     out.append(Shape("fortran", fortran, fortran, make="fortran", dtypes=("float32",)))
     out.append(Shape("narrow rows", (narrow_rows, 2), (narrow_rows, 1),
-                     dtypes=("int8", "float32"), ops=("divide", "add", "multiply")))
+                     dtypes=("int8", "float32"), ops=("divide", "add")))
     return out
 
 

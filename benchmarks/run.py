@@ -198,14 +198,17 @@ def run_cell(libs, op, dt, shape, xs, budget, ref, threads):
            "shape2": list(xs.x2.shape) if isinstance(xs.x2, np.ndarray) else None,
            "n_out": int(np.size(ref)), "bytes": cases.nbytes_moved(xs, ref), "libs": {}}
     float_power = op.func == "power" and cases.is_float(dt)
-    calls = {}
+    calls, first_call = {}, {}
     for lib in libs:
         if not lib.wants(op, dt, shape):
             continue
         entry = rec["libs"].setdefault(lib.name, {})
         try:
             call, to_np = lib.prepare(op, dt, shape, xs)
-            got = to_np(call())
+            t0 = time.perf_counter()
+            got = call()
+            first_call[lib.name] = time.perf_counter() - t0
+            got = to_np(got)
         except peers.Skip as exc:
             entry["skipped"] = str(exc)
             continue
@@ -228,7 +231,7 @@ def run_cell(libs, op, dt, shape, xs, budget, ref, threads):
         del got
         calls[lib.name] = call
     if calls:
-        for name, t in timing.interleaved(calls, budget).items():
+        for name, t in timing.interleaved(calls, budget, first_call).items():
             e = rec["libs"][name]
             e.update(median_s=t.median, min_s=t.min, samples=t.samples,
                      calls_per_sample=t.calls_per_sample,
@@ -338,9 +341,11 @@ def main(argv=None):
                 for threads in passes[shape.kind]:
                     for lib in libs:
                         lib.set_threads(threads)
+                    t_cell = time.perf_counter()
                     with np.errstate(all="ignore"):
                         rec = run_cell(libs, op, dt, shape, xs, budget, ref, threads)
                     rec["sweep"] = shape.sweep
+                    rec["elapsed_s"] = time.perf_counter() - t_cell
                     records.append(rec)
                     progress.step(f"{op.row} {dt.name} {shape.kind} {threads}t")
                 del ref
