@@ -486,7 +486,8 @@ def plot_summary(path, meta, records, plt):
         n_sizes = len({r["shape_kind"] for r in passes[t]})
         ax.set_title(f"{threads_label(t)} ({n_sizes} shapes)", fontsize=9)
     fig.suptitle("eltwise speedup over NumPy (geometric mean over shapes; > 1, blue: "
-                 "eltwise faster)", fontsize=10)
+                 "eltwise faster)\ndivide(trunc): NumPy's time is floor_divide's (it has no "
+                 "truncating division)", fontsize=9)
     fig.tight_layout(rect=(0, 0.06, 0.93, 0.97))
     cax = fig.add_axes((0.94, 0.2, 0.015, 0.6))
     ticks = [x for x in (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64)
