@@ -76,7 +76,7 @@ def parse_args(argv):
     p.add_argument("--target", default=None, metavar="NAME",
                    help="eltwise.set_target(NAME) before running (default: the best)")
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                   help="timing seconds per library per cell (default 0.15; quick 0.004)")
+                   help="timing seconds per library per cell (default 0.1; quick 0.004)")
     p.add_argument("--no-plot", action="store_true", help="do not draw the PNG plots")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 if any eltwise result differs from NumPy's")
