@@ -22,6 +22,12 @@ except ImportError:  # pragma: no cover - ml_dtypes is a dependency of eltwise
 DTYPE_NAMES = ["float32", "float64", "float16", "bfloat16", "int8", "int32", "int64", "uint8",
                "uint64"]
 
+# 64-bit integer division is measured on three operand kinds (each its own row): values
+# over the full range, and values below 2^53 (|x| <= 1e12) with small divisors, where a
+# kernel may divide in float64 exactly.
+WIDE_INT_DTYPES = ("int64", "uint64")
+SMALL_VALUE_MAX = 10**12
+
 
 def dtype_of(name: str) -> np.dtype:
     """Returns the NumPy dtype for a name of DTYPE_NAMES."""
@@ -61,7 +67,12 @@ class Op:
     reference: NumPy function giving the exact expected result.
     numpy_timed: the NumPy function timed as NumPy's entry (differs from `reference`
         only for truncating integer division, which NumPy lacks: it times floor_divide).
-    inputs: "general" (x2 never zero) or "power" (positive bases, small exponents).
+    inputs: "general" (x2 never zero), "power" (positive bases, small exponents), or for
+        64-bit integer division "int-full" (both operands over the full range, x2 != 0),
+        "int-small-d1-8" / "int-small-d9-50" (|x1| <= 1e12, |x2| in 1..8 / 9..50).
+    label: what the row says about the operands ("[full range]"), empty for the usual.
+    sweep_only: measured only on the shapes with int_variants (the small-value variants:
+        the size sweep up to 1e6 elements).
     scalar: the Python int used in the array-with-scalar case. An int, not a float, for
         every dtype: NumPy with ml_dtypes gives float32 for bfloat16 op Python float, and
         an int keeps every library in the array's dtype.
@@ -75,33 +86,54 @@ class Op:
     inputs: str
     scalar: int
     note: str = ""
+    label: str = ""
+    sweep_only: bool = False
+
+    @property
+    def row(self) -> str:
+        """The row name in tables: the op and, for operand variants, their label."""
+        return f"{self.name} {self.label}" if self.label else self.name
+
+
+INT_VARIANTS = (("int-full", "[full range]", False),
+                ("int-small-d1-8", "[|x|<=1e12, d 1..8]", True),
+                ("int-small-d9-50", "[|x|<=1e12, d 9..50]", True))
+
+
+def _int_division_ops(inputs: str, label: str, sweep_only: bool) -> list[Op]:
+    """divide (both roundings), floor_divide and mod for integers on operand kind `inputs`."""
+    kw = {"label": label, "sweep_only": sweep_only}
+    return [
+        Op("divide(floor)", "divide", {"pythondiv": True}, np.floor_divide, np.floor_divide,
+           inputs, 3, **kw),
+        Op("divide(trunc)", "divide", {"pythondiv": False}, trunc_divide, np.floor_divide,
+           inputs, 3, note="NumPy has no truncating integer division: its time is "
+                           "numpy.floor_divide's", **kw),
+        Op("floor_divide", "floor_divide", {}, np.floor_divide, np.floor_divide, inputs, 3,
+           **kw),
+        Op("mod", "mod", {}, np.remainder, np.remainder, inputs, 3, **kw),
+    ]
 
 
 def ops_for(dt: np.dtype) -> list[Op]:
-    """Returns the ops measured for dtype `dt` (integers get both divide roundings)."""
+    """Returns the ops measured for dtype `dt`: integers get both divide roundings; int64
+    and uint64 get mod too, and their division ops on each operand kind of INT_VARIANTS."""
     out = []
-    if is_int(dt):
-        out.append(Op("divide(floor)", "divide", {"pythondiv": True}, np.floor_divide,
-                      np.floor_divide, "general", 3))
-        out.append(Op("divide(trunc)", "divide", {"pythondiv": False}, trunc_divide,
-                      np.floor_divide, "general", 3,
-                      note="NumPy has no truncating integer division: its time is "
-                           "numpy.floor_divide's"))
-        if dt.itemsize == 8:  # the same on values below 2^53 (eltwise's float64 path)
-            out.append(Op("divide(floor) <2^53", "divide", {"pythondiv": True},
-                          np.floor_divide, np.floor_divide, "below2p53", 3))
-            out.append(Op("divide(trunc) <2^53", "divide", {"pythondiv": False}, trunc_divide,
-                          np.floor_divide, "below2p53", 3,
-                          note="NumPy has no truncating integer division: its time is "
-                               "numpy.floor_divide's"))
-            out.append(Op("mod", "mod", {}, np.remainder, np.remainder, "general", 3))
-            out.append(Op("mod <2^53", "mod", {}, np.remainder, np.remainder, "below2p53", 3))
+    if dt.name in WIDE_INT_DTYPES:
+        for inputs, label, sweep_only in INT_VARIANTS:
+            out += _int_division_ops(inputs, label, sweep_only)
+    elif is_int(dt):
+        out += [op for op in _int_division_ops("general", "", False) if op.name != "mod"]
     else:
         out.append(Op("divide", "divide", {}, np.divide, np.divide, "general", 3))
     out += [
         Op("multiply", "multiply", {}, np.multiply, np.multiply, "general", 3),
         Op("add", "add", {}, np.add, np.add, "general", 3),
-        Op("floor_divide", "floor_divide", {}, np.floor_divide, np.floor_divide, "general", 3),
+    ]
+    if not is_int(dt):
+        out.append(Op("floor_divide", "floor_divide", {}, np.floor_divide, np.floor_divide,
+                      "general", 3))
+    out += [
         Op("power", "power", {}, np.power, np.power, "power", 3),
         Op("maximum", "maximum", {}, np.maximum, np.maximum, "general", 0),
         Op("greater", "greater", {}, np.greater, np.greater, "general", 0),
@@ -109,7 +141,8 @@ def ops_for(dt: np.dtype) -> list[Op]:
     return out
 
 
-OP_BASE_NAMES = ["divide", "multiply", "add", "floor_divide", "power", "maximum", "greater"]
+OP_BASE_NAMES = ["divide", "multiply", "add", "floor_divide", "mod", "power", "maximum",
+                 "greater"]
 
 # ---------------------------------------------------------------------------- shapes
 
@@ -120,10 +153,15 @@ class Shape:
 
     kind: column label. shape1/shape2: operand shapes (shape2 None: Python scalar).
     make: "contig" | "scalar" | "strided" (both operands x[::2] of twice the size) |
-    "transposed" (x1 is a transposed C array, x2 C-contiguous) | "fortran" (both
-    operands Fortran-ordered).
+    "transposed" (x1 is a transposed C array, x2 C-contiguous) | "fortran" (both operands
+    Fortran-ordered).
     eltwise_kwargs: broadcast/axis for eltwise. numpy_shape2: x2's shape as the peers
     (NumPy broadcasting) see it.
+    dtypes / ops: when set, the only dtype names / op base names measured on this shape.
+    multi_thread: also measured in the passes with more than one thread (False for sizes
+    whose calls eltwise runs on one thread anyway).
+    out_variant: eltwise with a preallocated ``out=`` is measured too (library
+    "eltwise(out=)"), for the fresh-result vs out= comparison.
     """
 
     kind: str
@@ -133,6 +171,19 @@ class Shape:
     eltwise_kwargs: dict = dataclasses.field(default_factory=dict)
     numpy_shape2: tuple | None = None
     sweep: bool = False  # part of the same-shape contiguous size sweep (plotted)
+    dtypes: tuple | None = None
+    ops: tuple | None = None
+    multi_thread: bool = True
+    out_variant: bool = False
+    int_variants: bool = False  # measures the small-value 64-bit division variants
+
+    def measures(self, dt: np.dtype, op: Op) -> bool:
+        """True if cell (op, dt) is measured on this shape."""
+        if self.dtypes is not None and dt.name not in self.dtypes:
+            return False
+        if self.ops is not None and op.name.split("(")[0] not in self.ops:
+            return False
+        return self.int_variants or not op.sweep_only
 
     @property
     def n_out(self) -> int:
@@ -147,7 +198,7 @@ class Shape:
         if self.make == "transposed":
             return f"{s1} .T op {s1}"
         if self.make == "fortran":
-            return f"{s1} Fortran-ordered, both"
+            return f"{s1} Fortran op {s1} Fortran"
         s2 = "x".join(map(str, self.shape2)) if self.shape2 else "()"
         if self.eltwise_kwargs.get("broadcast") == "pdpd":
             return f"{s1} op {s2} pdpd axis={self.eltwise_kwargs['axis']}"
@@ -162,19 +213,40 @@ def _size_label(n: int) -> str:
     return f"n={mant:g}e{exp}" if mant != 1 else f"n=1e{exp}"
 
 
+# Fresh result vs out=: float32 ops on the largest sweep size (the issue's 1.6e7).
+OUT_VARIANT_DTYPES = ("float32",)
+OUT_VARIANT_OPS = ("divide", "add", "multiply")
+# Calls below this many elements run on one thread in eltwise (256 KiB of traffic): the
+# passes with more threads skip them (the 1-thread pass has them).
+MULTI_THREAD_MIN = 10**5
+
+
 def shapes(quick: bool) -> list[Shape]:
-    """Returns the shapes: the size sweep, then scalar, broadcasts, strided, transposed."""
+    """Returns the shapes: the size sweep, then scalar, broadcasts, strided, transposed,
+    Fortran-ordered, and narrow rows against a column."""
     if quick:
         sizes = [10, 1000]
         rows, cols = 30, 40
         pdpd = ((2, 8, 5, 5), (8,))
         n_big = 1000
+        fortran = (25, 40)  # 1000 elements: the same as the largest sweep size
+        narrow_rows = 500
+        mt_min = 1000  # so the smoke test runs a multi-thread pass too
+        variants_max = 1000
     else:
         sizes = [10, 1000, 10**5, 10**6, 16 * 10**6]
         rows, cols = 1000, 1000
         pdpd = ((8, 64, 56, 56), (64,))
         n_big = 10**6
-    out = [Shape(_size_label(n), (n,), (n,), sweep=True) for n in sizes]
+        fortran = (1000, 1000)  # the same element count as the n=1e6 sweep cell
+        # 2.5e7 rows x 2 = 5e7 elements: 50 MB (int8) / 200 MB (float32) per operand; the
+        # peers' results and copies stay well under 2 GB.
+        narrow_rows = 25 * 10**6
+        mt_min = MULTI_THREAD_MIN
+        variants_max = 10**6  # 1.6e7 would add a fifth to the run and say nothing new
+    out = [Shape(_size_label(n), (n,), (n,), sweep=True, multi_thread=n >= mt_min,
+                 out_variant=n == sizes[-1], int_variants=n <= variants_max)
+           for n in sizes]
     out.append(Shape("scalar", (n_big,), None, make="scalar"))
     out.append(Shape("row bcast", (rows, cols), (cols,)))
     out.append(Shape("col bcast", (rows, cols), (rows, 1)))
@@ -183,9 +255,9 @@ def shapes(quick: bool) -> list[Shape]:
                      eltwise_kwargs={"broadcast": "pdpd", "axis": 1}, numpy_shape2=(1, c, 1, 1)))
     out.append(Shape("strided", (n_big,), (n_big,), make="strided"))
     out.append(Shape("transposed", (cols, rows), (cols, rows), make="transposed"))
-    out.append(Shape("fortran", (rows, cols), (rows, cols), make="fortran"))
-    narrow = 20 if quick else 5 * 10**6
-    out.append(Shape("narrow rows", (narrow, 2), (narrow, 1)))
+    out.append(Shape("fortran", fortran, fortran, make="fortran", dtypes=("float32",)))
+    out.append(Shape("narrow rows", (narrow_rows, 2), (narrow_rows, 1),
+                     dtypes=("int8", "float32"), ops=("divide", "add")))
     return out
 
 
@@ -193,18 +265,11 @@ def shapes(quick: bool) -> list[Shape]:
 
 
 def _draw(rng, dt: np.dtype, shape, purpose: str, which: int):
-    """Returns a C array: purpose "general" (x2 never 0 and never -1), "power", or
-    "below2p53" (integers: x1 within +-1e12, x2 in 1..50 with either sign)."""
+    """Returns a C array: purpose "general" (x2 never 0 and never -1) or "power"."""
     if is_int(dt):
         info = np.iinfo(dt)
-        if purpose == "below2p53":
-            if which == 1:
-                return rng.integers(-(10**12) if dt.kind == "i" else 0, 10**12, size=shape,
-                                    endpoint=True).astype(dt)
-            mag = rng.integers(1, 50, size=shape, endpoint=True)
-            if dt.kind == "i":
-                mag = np.where(rng.random(size=shape) < 0.5, -mag, mag)
-            return mag.astype(dt)
+        if purpose.startswith("int-"):
+            return _draw_wide_int(rng, dt, shape, purpose, which)
         if purpose == "power":
             hi = 10 if which == 1 else 3  # bases 0..10, exponents 0..3 (wrapping is exact)
             return rng.integers(0, hi, size=shape, endpoint=True).astype(dt)
@@ -224,6 +289,27 @@ def _draw(rng, dt: np.dtype, shape, purpose: str, which: int):
         return rng.uniform(-100.0, 100.0, size=shape).astype(dt)
     x = rng.uniform(0.5, 10.0, size=shape)
     return np.where(rng.random(size=shape) < 0.5, -x, x).astype(dt)
+
+
+def _draw_wide_int(rng, dt: np.dtype, shape, purpose: str, which: int):
+    """Operands of the 64-bit integer division variants (see Op.inputs); x2 is never 0,
+    and x1 is never MIN (MIN // -1 overflows in NumPy)."""
+    info = np.iinfo(dt)
+    signed = dt.kind == "i"
+    if purpose == "int-full":
+        lo = int(info.min) + 1 if signed else (0 if which == 1 else 1)
+        x = rng.integers(lo, int(info.max), size=shape, endpoint=True, dtype=dt)
+        if which == 2:  # a zero divisor has probability 2^-64 but must not occur
+            x[x == 0] = 1
+        return x
+    if which == 1:
+        lo = -SMALL_VALUE_MAX if signed else 0
+        return rng.integers(lo, SMALL_VALUE_MAX, size=shape, endpoint=True, dtype=dt)
+    lo, hi = (1, 8) if purpose == "int-small-d1-8" else (9, 50)
+    mag = rng.integers(lo, hi, size=shape, endpoint=True, dtype=dt)
+    if signed:
+        mag = np.where(rng.random(size=shape) < 0.5, -mag, mag)
+    return mag
 
 
 @dataclasses.dataclass
@@ -253,13 +339,13 @@ def make_operands(rng, dt: np.dtype, shape: Shape, purpose: str, scalar) -> Oper
         a = _draw(rng, dt, (2 * n,), purpose, 1)[::2]
         b = _draw(rng, dt, (2 * n,), purpose, 2)[::2]
         return Operands(a, b, b)
-    if shape.make == "fortran":
-        a = np.asfortranarray(_draw(rng, dt, shape.shape1, purpose, 1))
-        b = np.asfortranarray(_draw(rng, dt, shape.shape2, purpose, 2))
-        return Operands(a, b, b)
     if shape.make == "transposed":
         a = _draw(rng, dt, shape.shape1[::-1], purpose, 1).T
         b = _draw(rng, dt, shape.shape2, purpose, 2)
+        return Operands(a, b, b)
+    if shape.make == "fortran":
+        a = np.asfortranarray(_draw(rng, dt, shape.shape1, purpose, 1))
+        b = np.asfortranarray(_draw(rng, dt, shape.shape2, purpose, 2))
         return Operands(a, b, b)
     a = _draw(rng, dt, shape.shape1, purpose, 1)
     b = _draw(rng, dt, shape.shape2, purpose, 2)

@@ -2,8 +2,9 @@
 
 Each adapter turns a cell (op, dtype, shape, operands) into a zero-argument callable that
 computes the same result as eltwise, allocating its result on every call (no ``out=`` for
-anyone), plus a function turning that result into a NumPy array for checking. A peer
-that cannot compute a cell raises :class:`Skip` with the reason.
+anyone but "eltwise(out=)", which is eltwise itself writing into a preallocated array, on
+the few cells marked for it), plus a function turning that result into a NumPy array for
+checking. A peer that cannot compute a cell raises :class:`Skip` with the reason.
 
 Conventions, the same for every peer:
 - inputs are converted to the peer's own array type before timing when that is a
@@ -11,16 +12,19 @@ Conventions, the same for every peer:
   (a non-contiguous operand handed to ONNX Runtime or OpenVINO) happens inside the call;
 - the scalar of the "scalar" case is a Python int for eltwise, NumPy and PyTorch, a
   NumPy scalar (or 0-d array / parameter) of the array's dtype for the others;
-- thread counts are set to the same number as eltwise's.
+- thread counts are set to the same number as eltwise's (``set_threads`` before each
+  pass); NumPy and NumKong are single-threaded.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 
-from .cases import Op, Operands, Shape, dtype_of, is_int
+from .cases import (OUT_VARIANT_DTYPES, OUT_VARIANT_OPS, Op, Operands, Shape, compare,
+                    dtype_of, is_float, is_int)
 
 
 class Skip(Exception):
@@ -37,6 +41,14 @@ class Library:
     name = "?"
     version = "?"
     notes: list = []
+    peer = True  # False for eltwise itself and its out= variant
+
+    def set_threads(self, n: int):
+        """Uses `n` threads from now on (single-threaded libraries ignore it)."""
+
+    def wants(self, op: Op, dt: np.dtype, shape: Shape) -> bool:
+        """False: this library is not part of this cell at all (not even as a skip)."""
+        return True
 
     def prepare(self, op: Op, dt: np.dtype, shape: Shape, xs: Operands):
         """Returns (call, to_numpy) or raises Skip."""
@@ -48,11 +60,15 @@ class Library:
 
 class Eltwise(Library):
     name = "eltwise"
+    peer = False
 
     def __init__(self, module):
         self.mod = module
         self.version = getattr(module, "__version__", "?")
         self.notes = []
+
+    def set_threads(self, n):
+        self.mod.set_num_threads(n)
 
     def prepare(self, op, dt, shape, xs):
         fn = getattr(self.mod, op.func)
@@ -66,34 +82,37 @@ def literal_call(fn, x1, x2, kw):
     and takes a slower path through CPython on every call."""
     if not kw:
         return lambda: fn(x1, x2)
-    names = ", ".join(f"{k}=_kw[{k!r}]" for k in kw)
     scope = {"fn": fn, "x1": x1, "x2": x2, "_kw": dict(kw)}
-    body = "(" + ", ".join(f"{k}={v!r}" for k, v in kw.items()) + ")"
     if all(isinstance(v, (bool, int, float, str, type(None))) for v in kw.values()):
-        src = f"lambda: fn(x1, x2, {body[1:-1]})"
-    else:  # values without a literal form: looked up, still passed as keywords
-        src = f"lambda: fn(x1, x2, {names})"
-    return eval(src, scope)  # noqa: S307 - source built here from identifiers and reprs
+        args = ", ".join(f"{k}={v!r}" for k, v in kw.items())
+    else:  # values without a literal form (out=): looked up, still passed as keywords
+        args = ", ".join(f"{k}=_kw[{k!r}]" for k in kw)
+    return eval(f"lambda: fn(x1, x2, {args})", scope)  # noqa: S307 - built from reprs here
 
 
-class EltwiseOut(Library):
-    """eltwise writing into a preallocated out= (fresh result versus out=, large sizes)."""
+class EltwiseOut(Eltwise):
+    """eltwise writing into a preallocated result (``out=``), on the out-variant cells:
+    the difference from eltwise is the cost of a fresh result (allocation, page faults)."""
 
     name = "eltwise(out=)"
 
     def __init__(self, module):
-        self.mod = module
-        self.version = getattr(module, "__version__", "?")
-        self.notes = ["eltwise(out=): eltwise into a preallocated out=, for the same-shape "
-                      "cells of 10^6 elements and more (the other entries allocate)."]
+        super().__init__(module)
+        self.notes = ["eltwise(out=): eltwise with a preallocated out= array, measured on "
+                      f"{'/'.join(OUT_VARIANT_DTYPES)} {', '.join(OUT_VARIANT_OPS)} at the "
+                      "largest sweep size only; it is no peer: the fresh-result table "
+                      "compares it with eltwise."]
+
+    def wants(self, op, dt, shape):
+        return (shape.out_variant and dt.name in OUT_VARIANT_DTYPES
+                and op.name in OUT_VARIANT_OPS)
 
     def prepare(self, op, dt, shape, xs):
-        if not shape.sweep or shape.n_out < 10**6:
-            raise Skip("out= is measured on large same-shape cells only")
         fn = getattr(self.mod, op.func)
-        out = np.asarray(fn(xs.x1, xs.x2, **op.kwargs))
-        kw = dict(op.kwargs, out=out)
-        return literal_call(fn, xs.x1, xs.x2, kw), np.asarray
+        kw = dict(op.kwargs, **shape.eltwise_kwargs)
+        x1, x2 = xs.x1, xs.x2
+        out = np.empty_like(fn(x1, x2, **kw))
+        return literal_call(fn, x1, x2, dict(kw, out=out)), np.asarray
 
 
 # ---------------------------------------------------------------------------- numpy
@@ -124,18 +143,22 @@ class NumPy(Library):
 class Torch(Library):
     name = "torch"
 
-    def __init__(self, threads):
+    def __init__(self):
         import torch
         self.torch = torch
-        torch.set_num_threads(threads)
         self.version = torch.__version__
-        self.notes = [f"PyTorch CPU, torch.set_num_threads({threads}); inputs are "
+        self.notes = ["PyTorch CPU, torch.set_num_threads(eltwise's threads); inputs are "
                       "torch.from_numpy views made before timing; integer divide uses "
-                      "torch.div(rounding_mode='floor' / 'trunc')."]
+                      "torch.div(rounding_mode='floor' / 'trunc'), mod torch.remainder."]
         t = torch
         self.tdtype = {"float32": t.float32, "float64": t.float64, "float16": t.float16,
                        "bfloat16": t.bfloat16, "int8": t.int8, "int32": t.int32,
                        "int64": t.int64, "uint8": t.uint8, "bool": t.bool}
+        if hasattr(t, "uint64"):
+            self.tdtype["uint64"] = t.uint64
+
+    def set_threads(self, n):
+        self.torch.set_num_threads(n)
 
     def _tensor(self, x, dt):
         if dt.name == "bfloat16":
@@ -144,6 +167,8 @@ class Torch(Library):
 
     def prepare(self, op, dt, shape, xs):
         t = self.torch
+        if dt.name not in self.tdtype:
+            raise Skip(f"torch has no {dt.name}")
         a = self._tensor(xs.x1, dt)
         if isinstance(xs.x2_np, np.ndarray):
             b = self._tensor(xs.x2_np, dt)
@@ -159,7 +184,7 @@ class Torch(Library):
             return (lambda: t.div(a, b, rounding_mode="trunc")), self._numpy
         else:
             f = {"multiply": t.mul, "add": t.add, "floor_divide": t.floor_divide,
-                 "power": t.pow, "maximum": t.maximum, "greater": t.gt}[op.func]
+                 "mod": t.remainder, "power": t.pow, "maximum": t.maximum, "greater": t.gt}[op.func]
         return (lambda: f(a, b)), self._numpy
 
     def _numpy(self, r):
@@ -175,20 +200,24 @@ class NumExpr(Library):
     name = "numexpr"
     DTYPES = {"float32", "float64", "int32", "int64", "bool"}
 
-    def __init__(self, threads):
+    def __init__(self):
         import numexpr
         self.ne = numexpr
-        numexpr.set_num_threads(threads)
         self.version = numexpr.__version__
-        self.notes = [f"numexpr.set_num_threads({threads}); numexpr.evaluate(expr) per call; "
+        self.notes = ["numexpr.set_num_threads(eltwise's threads); numexpr.evaluate(expr) per "
+                      "call; "
                       "maximum is where(a > b, a, b) (numexpr's maximum() returns float64); "
-                      "no float16, bfloat16, int8, uint8, nor truncating integer division."]
+                      "no float16, bfloat16, int8, uint8, uint64, nor truncating integer "
+                      "division."]
+
+    def set_threads(self, n):
+        self.ne.set_num_threads(n)
 
     def prepare(self, op, dt, shape, xs):
         if dt.name not in self.DTYPES:
             raise Skip(f"numexpr has no {dt.name}")
         expr = {"divide": "a / b", "divide(floor)": "a // b", "multiply": "a * b",
-                "add": "a + b", "floor_divide": "a // b", "power": "a ** b",
+                "add": "a + b", "floor_divide": "a // b", "mod": "a % b", "power": "a ** b",
                 "maximum": "where(a > b, a, b)", "greater": "a > b"}.get(op.name)
         if expr is None:
             raise Skip(f"numexpr has no {op.name}")
@@ -203,36 +232,42 @@ class NumExpr(Library):
 class OnnxRuntime(Library):
     name = "onnxruntime"
 
-    def __init__(self, threads):
+    def __init__(self):
         import onnx
         import onnxruntime
         self.onnx = onnx
         self.ort = onnxruntime
-        self.threads = threads
+        self.threads = 1
         self.version = onnxruntime.__version__
-        self.notes = [f"ONNX Runtime CPU, a one-node model per cell, intra_op_num_threads="
-                      f"{threads}, spinning off; inputs are passed as NumPy arrays "
+        self.notes = ["ONNX Runtime CPU, a one-node model per cell, intra_op_num_threads = "
+                      "eltwise's threads, spinning off; mod is Mod(fmod=0); inputs are "
+                      "passed as NumPy arrays "
                       "(non-contiguous ones are copied by ORT inside the call); ONNX Div "
                       "truncates, so no floor integer division; no bfloat16 from NumPy."]
         tp = onnx.TensorProto
         self.elem = {"float32": tp.FLOAT, "float64": tp.DOUBLE, "float16": tp.FLOAT16,
                      "int8": tp.INT8, "int32": tp.INT32, "int64": tp.INT64,
-                     "uint8": tp.UINT8}
+                     "uint8": tp.UINT8, "uint64": tp.UINT64}
+
+    def set_threads(self, n):
+        self.threads = n
 
     def prepare(self, op, dt, shape, xs):
         if dt.name not in self.elem:
             raise Skip(f"onnxruntime takes no {dt.name} NumPy input")
         node_op = {"divide": "Div", "divide(trunc)": "Div", "multiply": "Mul", "add": "Add",
-                   "power": "Pow", "maximum": "Max", "greater": "Greater"}.get(op.name)
+                   "mod": "Mod", "power": "Pow", "maximum": "Max",
+                   "greater": "Greater"}.get(op.name)
         if node_op is None:
             raise Skip(f"ONNX has no {op.name}")
         h = self.onnx.helper
+        attrs = {"fmod": 0} if node_op == "Mod" else {}
         x1 = xs.x1
         x2 = np.asarray(xs.x2_typed)
         et = self.elem[dt.name]
         out_t = self.onnx.TensorProto.BOOL if op.func == "greater" else et
         graph = h.make_graph(
-            [h.make_node(node_op, ["a", "b"], ["y"])], "eltwise_bench",
+            [h.make_node(node_op, ["a", "b"], ["y"], **attrs)], "eltwise_bench",
             [h.make_tensor_value_info("a", et, list(x1.shape)),
              h.make_tensor_value_info("b", et, list(x2.shape))],
             [h.make_tensor_value_info("y", out_t, None)])
@@ -263,22 +298,25 @@ class OnnxRuntime(Library):
 class OpenVINO(Library):
     name = "openvino"
 
-    def __init__(self, threads):
+    def __init__(self):
         import openvino
         import openvino.opset13 as ops
         self.ov = openvino
         self.ops = ops
         self.core = openvino.Core()
-        self.threads = threads
+        self.threads = 1
         self.version = openvino.__version__.split("-")[0]
-        self.notes = [f"OpenVINO CPU plugin, a one-node model per cell, INFERENCE_NUM_THREADS="
-                      f"{threads}, NUM_STREAMS=1, INFERENCE_PRECISION_HINT=f32, "
+        self.notes = ["OpenVINO CPU plugin, a one-node model per cell, INFERENCE_NUM_THREADS "
+                      "= eltwise's threads, NUM_STREAMS=1, INFERENCE_PRECISION_HINT=f32, "
                       "infer(share_inputs=True, share_outputs=False); integer divide uses "
-                      "Divide's m_pythondiv; no float floor_divide."]
+                      "Divide's m_pythondiv, mod FloorMod; no float floor_divide."]
         T = openvino.Type
         self.otype = {"float32": T.f32, "float64": T.f64, "float16": T.f16,
                       "bfloat16": T.bf16, "int8": T.i8, "int32": T.i32, "int64": T.i64,
-                      "uint8": T.u8}
+                      "uint8": T.u8, "uint64": T.u64}
+
+    def set_threads(self, n):
+        self.threads = n
 
     def prepare(self, op, dt, shape, xs):
         ops, ov = self.ops, self.ov
@@ -293,7 +331,8 @@ class OpenVINO(Library):
             node = ops.divide(a, b)
             node.set_attribute("m_pythondiv", op.name != "divide(trunc)")
         else:
-            node = {"multiply": ops.multiply, "add": ops.add, "power": ops.power,
+            node = {"multiply": ops.multiply, "add": ops.add, "mod": ops.floor_mod,
+                    "power": ops.power,
                     "maximum": ops.maximum, "greater": ops.greater}[op.func](a, b)
         try:
             compiled = self.core.compile_model(
@@ -325,18 +364,145 @@ class OpenVINO(Library):
         return (lambda: infer(feeds, share_inputs=True, share_outputs=False)[0]), np.asarray
 
 
+# ---------------------------------------------------------------------------- numba
+
+# The scalar expression of each op, as numba compiles it into a ufunc loop.
+NUMBA_KERNELS = {
+    "divide": lambda a, b: a / b,
+    "divide(floor)": lambda a, b: a // b,
+    "floor_divide": lambda a, b: a // b,
+    "mod": lambda a, b: a % b,
+    "multiply": lambda a, b: a * b,
+    "add": lambda a, b: a + b,
+    "power": lambda a, b: a ** b,
+    "maximum": lambda a, b: np.maximum(a, b),
+    "greater": lambda a, b: a > b,
+}
+
+
+class Numba(Library):
+    """One ``numba.vectorize`` ufunc per op and dtype, compiled before timing (cached), with
+    explicit signatures: target "parallel" when threads > 1, "cpu" on one thread (the
+    parallel target's dispatch costs microseconds a call even on one thread)."""
+
+    name = "numba"
+    DTYPES = {"float32", "float64", "int8", "int32", "int64", "uint8", "uint64"}
+
+    def __init__(self):
+        import numba
+        self.nb = numba
+        self.version = numba.__version__
+        self.threads = 1
+        self.cache = {}
+        self.notes = ["numba: @numba.vectorize([sig], target='parallel') per op and dtype "
+                      "(target='cpu' on 1 thread), compile time excluded, "
+                      "numba.set_num_threads(eltwise's threads); before timing each ufunc is "
+                      "also run on edge values (0 divisors, MIN // -1, NaN, inf, -0.0) and "
+                      "skipped where it differs from NumPy there; no float16, bfloat16 or "
+                      "truncating integer division."]
+
+    def set_threads(self, n):
+        self.threads = n
+        self.nb.set_num_threads(min(n, self.nb.config.NUMBA_NUM_THREADS))
+
+    def _ufunc(self, op, dt):
+        target = "parallel" if self.threads > 1 else "cpu"
+        key = (op.name, dt.name, target)
+        if key not in self.cache:
+            out_t = "boolean" if op.func == "greater" else dt.name
+            sig = f"{out_t}({dt.name}, {dt.name})"
+            try:
+                self.cache[key] = self.nb.vectorize([sig], target=target)(
+                    NUMBA_KERNELS[op.name])
+            except Exception as exc:
+                self.cache[key] = Skip(f"numba cannot compile {sig}: {_first_line(exc)}")
+        ufunc = self.cache[key]
+        if isinstance(ufunc, Skip):
+            raise ufunc
+        return ufunc
+
+    def prepare(self, op, dt, shape, xs):
+        if dt.name not in self.DTYPES:
+            raise Skip(f"numba has no {dt.name} arithmetic")
+        if op.name not in NUMBA_KERNELS or (op.name == "divide" and is_int(dt)):
+            raise Skip(f"numba has no {op.name} operator")
+        ufunc = self._ufunc(op, dt)
+        differs = edge_mismatch(ufunc, op, dt)
+        if differs:
+            raise Skip(f"numba's {op.name} differs from NumPy's on edge values: {differs}")
+        x1, x2 = xs.x1, xs.x2_typed
+        return (lambda: ufunc(x1, x2)), np.asarray
+
+
+def edge_mismatch(fn, op: Op, dt: np.dtype) -> str:
+    """Runs `fn` on every pair of edge values of `dt`; returns "" if it matches NumPy's
+    reference there (floats within 4 ULP, NaN = NaN), else where it differs."""
+    if is_int(dt):
+        info = np.iinfo(dt)
+        vals = [0, 1, 2, 7, int(info.max)] + ([-1, -2, -7, int(info.min)] if dt.kind == "i"
+                                              else [])
+    else:
+        vals = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 1e-30, np.inf, -np.inf, np.nan]
+    a, b = (np.array(v, dtype=dt) for v in zip(*[(x, y) for x in vals for y in vals],
+                                                strict=True))
+    if op.func == "power" and is_int(dt):  # NumPy refuses negative integer exponents
+        a, b = a[b >= 0], b[b >= 0]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            got = np.asarray(fn(a, b))
+        except Exception as exc:
+            return _first_line(exc)
+        want = op.reference(a, b)
+    status, detail = compare(got, want, 4 if is_float(dt) else 0)
+    return "" if status != "wrong" else detail
+
+
+# ---------------------------------------------------------------------------- numkong
+
+
+class NumKong(Library):
+    """NumKong's element-wise add and multiply: same-shape operands or an array and a
+    scalar (it has no broadcasting), single-threaded."""
+
+    name = "numkong"
+
+    def __init__(self):
+        import numkong
+        self.nk = numkong
+        self.version = numkong.__version__
+        self.notes = ["numkong: numkong.add / numkong.multiply (its only element-wise binary "
+                      "ops), single-threaded; no broadcasting (row, column, pdpd and narrow "
+                      "cells skipped); its int8/uint8/uint64 arithmetic saturates, so those "
+                      "cells differ from NumPy and are skipped."]
+
+    def prepare(self, op, dt, shape, xs):
+        fn = {"add": self.nk.add, "multiply": self.nk.multiply}.get(op.name)
+        if fn is None:
+            raise Skip(f"numkong has no element-wise {op.name}")
+        x1, x2 = xs.x1, xs.x2_typed
+        if isinstance(x2, np.ndarray) and x2.shape != x1.shape:
+            raise Skip("numkong does not broadcast")
+        if dt.name == "bfloat16":  # NumKong returns bfloat16 results as uint16 bits
+            def to_numpy(r):
+                return np.asarray(r).view(dtype_of("bfloat16"))
+        else:
+            to_numpy = np.asarray
+        return (lambda: fn(x1, x2)), to_numpy
+
+
 # ---------------------------------------------------------------------------- loading
 
 OPTIONAL = {"torch": Torch, "numexpr": NumExpr, "onnxruntime": OnnxRuntime,
-            "openvino": OpenVINO}
+            "openvino": OpenVINO, "numba": Numba, "numkong": NumKong}
 
 
-def load_optional(wanted, threads):
+def load_optional(wanted):
     """Returns (libraries, {name: reason not loaded}) for the optional peers in `wanted`."""
     libs, missing = [], {}
     for name in wanted:
         try:
-            libs.append(OPTIONAL[name](threads))
+            libs.append(OPTIONAL[name]())
         except ImportError as exc:
             missing[name] = f"not importable ({exc})"
         except Exception as exc:  # a broken install must not stop the run

@@ -8,6 +8,7 @@ import math
 import os
 
 SKIP = "—"
+OUT_LIB = "eltwise(out=)"  # eltwise writing into a preallocated result: no peer
 
 
 def fmt_time(s):
@@ -25,24 +26,49 @@ def fmt_ratio(r):
     return f"{r:.3g}" if r < 100 else f"{r:.0f}"
 
 
+OP_ORDER = ["divide", "divide(floor)", "divide(trunc)", "floor_divide", "mod", "multiply", "add",
+            "power", "maximum", "greater"]
+
+
 def _rows_cols(records):
-    """Returns (row keys (op, dtype) in run order, column shape kinds in run order)."""
-    rows, cols = [], []
+    """Returns (row keys (op row, dtype) in a fixed op order, column shape kinds in run
+    order). Operand variants of an op (int64/uint64 division) follow the op, in run order."""
+    rows, cols, base = [], [], {}
     for r in records:
         if (r["op"], r["dtype"]) not in rows:
             rows.append((r["op"], r["dtype"]))
         if r["shape_kind"] not in cols:
             cols.append(r["shape_kind"])
-    # Group rows by op in a fixed order (divide's integer variants right after divide).
-    canon = ["divide", "divide(floor)", "divide(trunc)"]
-    op_order = canon + [o for o in dict.fromkeys(o for o, _ in rows) if o not in canon]
+        base.setdefault(r["op"], r.get("op_base", r["op"]))
+    labels = list(dict.fromkeys(o for o, _ in rows))
     dt_order = list(dict.fromkeys(d for _, d in rows))
-    rows.sort(key=lambda k: (op_order.index(k[0]), dt_order.index(k[1])))
+
+    def key(k):
+        b = base[k[0]]
+        return (OP_ORDER.index(b) if b in OP_ORDER else len(OP_ORDER), b,
+                labels.index(k[0]), dt_order.index(k[1]))
+    rows.sort(key=key)
     return rows, cols
 
 
 def _index(records):
     return {(r["op"], r["dtype"], r["shape_kind"]): r for r in records}
+
+
+def by_threads(records):
+    """Returns {thread count: records of that pass}, in increasing thread count."""
+    out = collections.defaultdict(list)
+    for r in records:
+        out[r.get("threads", 1)].append(r)
+    return dict(sorted(out.items()))
+
+
+def threads_label(t):
+    return f"{t} thread" + ("s" if t != 1 else "")
+
+
+def cell_label(r):
+    return f"{r['op']} {r['dtype']} {r['shape_kind']}, {threads_label(r.get('threads', 1))}"
 
 
 def _eltwise_flag(rec):
@@ -60,31 +86,15 @@ def _speedup_cell(rec, peer):
         return "ERR"
     r = rec["speedup"].get(peer)
     if r is None:
-        return SKIP
+        return SKIP if peer in rec["libs"] else ""
     p = rec["libs"][peer]
     mark = "≈" if p.get("check") == "close" else ("†" if p.get("check") == "stand-in" else "")
     return f"{fmt_ratio(r)}{mark}{flag}"
 
 
-def speedup_table(records, peer):
-    rows, cols = _rows_cols(records)
-    idx = _index(records)
-    out = ["| op | dtype | " + " | ".join(cols) + " |",
-           "|---|---|" + "---:|" * len(cols)]
-    for op, dt in rows:
-        cells = [_speedup_cell(idx.get((op, dt, c)), peer) for c in cols]
-        out.append(f"| {op} | {dt} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
-
-
-def roofline_gbps(meta):
-    key = "threads_1" if meta["threads"] <= 1 else "threads_2"
-    return meta["roofline"][key]["gbps"], key.split("_")[1]
-
-
 def _grid(records, cell):
     """A Markdown table: one row per (op, dtype), one column per case;
-    cell(record or None, case) gives each entry."""
+    cell(record or None) gives each entry."""
     rows, cols = _rows_cols(records)
     idx = _index(records)
     out = ["| op | dtype | " + " | ".join(cols) + " |",
@@ -95,11 +105,20 @@ def _grid(records, cell):
     return "\n".join(out)
 
 
-def bandwidth_table(records, meta, lib="eltwise"):
+def speedup_table(records, peer):
+    return _grid(records, lambda rec: _speedup_cell(rec, peer))
+
+
+def roofline_gbps(meta, threads):
+    key = "threads_1" if threads <= 1 else "threads_2"
+    return meta["roofline"][key]["gbps"], key.split("_")[1]
+
+
+def bandwidth_table(records, meta, threads, lib="eltwise"):
     big = [r for r in records if r["n_out"] >= 10**6]
     if not big:
         return None
-    roof, _ = roofline_gbps(meta)
+    roof, _ = roofline_gbps(meta, threads)
 
     def cell(rec):
         e = rec["libs"].get(lib, {}) if rec else {}
@@ -114,18 +133,40 @@ def time_table(records, lib):
                  if rec else "")
 
 
+def fresh_vs_out_table(records, meta):
+    """eltwise with a fresh result against eltwise(out=), with the 2-thread roofline."""
+    rows = [r for r in records if "median_s" in r["libs"].get(OUT_LIB, {})]
+    if not rows:
+        return None
+    roof2 = meta["roofline"]["threads_2"]["gbps"]
+    out = ["| op | dtype | shape | threads | fresh | out= | fresh / out= | fresh GB/s "
+           "(% of 2-thread roofline) | out= GB/s (%) |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        e, o = r["libs"]["eltwise"], r["libs"][OUT_LIB]
+        if "median_s" not in e:
+            continue
+        out.append(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r.get('threads', 1)} | "
+                   f"{fmt_time(e['median_s'])} | {fmt_time(o['median_s'])} | "
+                   f"{e['median_s'] / o['median_s']:.2f} | "
+                   f"{e['gbps']:.1f} ({100 * e['gbps'] / roof2:.0f}%) | "
+                   f"{o['gbps']:.1f} ({100 * o['gbps'] / roof2:.0f}%) |")
+    return "\n".join(out)
+
+
 def all_figures_table(records, libs):
     names = [lib.name for lib in libs]
-    out = ["| op | dtype | shape | elements | eltwise check | "
+    out = ["| op | dtype | shape | threads | elements | eltwise check | "
            + " | ".join(names) + " | eltwise GB/s |",
-           "|---|---|---|---:|---|" + "---:|" * (len(names) + 1)]
+           "|---|---|---|---:|---:|---|" + "---:|" * (len(names) + 1)]
     for r in records:
         e = r["libs"].get("eltwise", {})
         check = e.get("check") or ("error" if "error" in e else SKIP)
-        times = [fmt_time(r["libs"].get(n, {}).get("median_s")) for n in names]
+        times = [fmt_time(r["libs"].get(n, {}).get("median_s")) if n in r["libs"] else ""
+                 for n in names]
         gb = f"{e['gbps']:.2f}" if "gbps" in e else SKIP
-        out.append(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r['n_out']} | {check} | "
-                   + " | ".join(times) + f" | {gb} |")
+        out.append(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r.get('threads', 1)} | "
+                   f"{r['n_out']} | {check} | " + " | ".join(times) + f" | {gb} |")
     return "\n".join(out)
 
 
@@ -141,8 +182,9 @@ def machine_lines(meta, libs):
         f"flags: {' '.join(meta['cpu_flags']) or 'n/a'}); Python {meta['python']}; "
         f"{meta['platform']}",
         f"- eltwise {v['eltwise']}: target **{meta['eltwise_target']}** (this CPU runs: "
-        f"{', '.join(meta['eltwise_targets'])}), **{meta['threads']} thread(s)**",
-        "- peers: " + ", ".join(f"{n} {v[n]}" for n in v if n != "eltwise"),
+        f"{', '.join(meta['eltwise_targets'])}); passes at **"
+        + ", ".join(threads_label(t) for t in meta["thread_counts"]) + "**",
+        "- peers: " + ", ".join(f"{n} {v[n]}" for n in v if n not in ("eltwise", OUT_LIB)),
     ]
     if meta["peers_missing"]:
         lines.append("- not measured: " + "; ".join(f"{k} ({r})" for k, r in
@@ -158,8 +200,9 @@ def machine_lines(meta, libs):
 def footer_text(meta):
     v = meta["versions"]
     return (f"CPU: {meta['cpu']} ({meta['cpus']} CPUs) | eltwise {v['eltwise']} target "
-            f"{meta['eltwise_target']}, {meta['threads']} thread(s) | "
-            + ", ".join(f"{n} {v[n]}" for n in v if n != "eltwise"))
+            f"{meta['eltwise_target']}, threads "
+            f"{'/'.join(map(str, meta['thread_counts']))}\n"
+            + ", ".join(f"{n} {v[n]}" for n in v if n not in ("eltwise", OUT_LIB)))
 
 
 def skip_summary(records, libs):
@@ -187,20 +230,119 @@ def skip_summary(records, libs):
     return lines
 
 
+# ---------------------------------------------------------------------------- goals
+
+INT_DIVISION_OPS = ("divide(floor)", "divide(trunc)", "floor_divide", "mod")
+
+
+def _worst(recs, value):
+    """Returns (lowest value, its record) over the records with a value, or (None, None)."""
+    vals = [(value(r), r) for r in recs if value(r) is not None]
+    return min(vals, key=lambda vr: vr[0]) if vals else (None, None)
+
+
+def _numpy_speedup(r):
+    return r["speedup"].get("numpy")
+
+
+def _min_goal(goal, recs, need, value=_numpy_speedup, unit="x NumPy"):
+    low, r = _worst(recs, value)
+    if low is None:
+        return goal, "not measured in this run", None
+    n_below = sum(1 for x in recs if value(x) is not None and value(x) < need)
+    return (goal, f"lowest {low:.2f}{unit} ({cell_label(r)}); {n_below} of {len(recs)} "
+            "cells below", low >= need)
+
+
+def goals(meta, records, libs):
+    """The issue's goals, each as (goal, what was measured, met: True/False/None)."""
+    top = max(meta["thread_counts"])
+    out = []
+    timed = [r for r in records if _numpy_speedup(r) is not None]
+    out.append(_min_goal("every cell >= 1.0x NumPy", timed, 1.0))
+
+    def int_div(inputs_prefix):
+        return [r for r in timed if r["dtype"] in ("int64", "uint64")
+                and r.get("op_base") in INT_DIVISION_OPS and r["shape_kind"] == "n=1e5"
+                and r.get("threads", 1) == 1 and r.get("inputs", "").startswith(inputs_prefix)]
+    out.append(_min_goal("int64/uint64 divide/floor_divide/mod, n=1e5, 1 thread, values "
+                         "< 2^53 (both divisor ranges) >= 4x NumPy", int_div("int-small"), 4.0))
+    out.append(_min_goal("the same, full-range values >= 1.0x NumPy", int_div("int-full"), 1.0))
+    for dt, need in (("float32", 2.0), ("float64", 1.2)):
+        recs = [r for r in timed if r["dtype"] == dt and r["op"] == "power"
+                and r["n_out"] >= 1000]
+        out.append(_min_goal(f"{dt} power, >= 1e3 elements, every shape and thread count, "
+                             f">= {need:g}x NumPy", recs, need))
+
+    roof2 = meta["roofline"]["threads_2"]["gbps"]
+    fresh = [r for r in records if OUT_LIB in r["libs"] and r.get("threads", 1) == top]
+    out.append(_min_goal(f"fresh-result float32 divide/add/multiply at the largest size, "
+                         f"{threads_label(top)}, >= 80% of the 2-thread roofline "
+                         f"({roof2:.1f} GB/s)", fresh, 80.0,
+                         lambda r: 100 * r["libs"]["eltwise"]["gbps"] / roof2
+                         if "gbps" in r["libs"]["eltwise"] else None, unit="%"))
+
+    idx = {(r["op"], r["dtype"], r["n_out"], r.get("threads", 1)): r for r in records
+           if r.get("sweep")}
+    fortran = [r for r in timed if r["shape_kind"] == "fortran"]
+
+    def f_over_c(r):
+        c = idx.get((r["op"], r["dtype"], r["n_out"], r.get("threads", 1)), {})
+        tf = r["libs"]["eltwise"].get("median_s")
+        tc = c.get("libs", {}).get("eltwise", {}).get("median_s") if c else None
+        return tc / tf if tf and tc else None
+    g1 = _min_goal("Fortran-ordered float32 >= 1.0x NumPy", fortran, 1.0)
+    g2 = _min_goal("Fortran-ordered float32 as fast as C-ordered (C time / Fortran time "
+                   ">= 0.9, same size, op and threads)", fortran, 0.9, f_over_c,
+                   unit=" C/F")
+    out += [g1, g2]
+
+    peers = [lib.name for lib in libs[2:] if lib.peer]
+    parts, all_met, any_timed = [], True, False
+    for name in peers:
+        sp = [r["speedup"][name] for r in records if name in r["speedup"]]
+        if not sp:
+            continue
+        any_timed = True
+        slower = sum(1 for x in sp if x < 1.0)
+        all_met &= slower == 0
+        parts.append(f"{name}: {slower} of {len(sp)} slower (lowest {min(sp):.2f}x)")
+    out.append(("every peer cell: eltwise faster", "; ".join(parts) or "no peer timed",
+                all_met if any_timed else None))
+    return out
+
+
+def goals_table(meta, records, libs):
+    out = ["| goal | measured | met |", "|---|---|---|"]
+    for goal, measured, met in goals(meta, records, libs):
+        mark = "not measured" if met is None else ("met" if met else "**not met**")
+        out.append(f"| {goal} | {measured} | {mark} |")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------- markdown
+
+
 def markdown(meta, records, libs):
     roof = meta["roofline"]
     mib = roof["array_bytes"] // 2**20
+    passes = by_threads(records)
     md = ["# eltwise benchmarks", ""]
     md += machine_lines(meta, libs)
     md += ["",
            "Every library runs in the same process on the same operands, interleaved "
            "(round-robin batches, order rotating), and each figure is a median. "
-           "Every call allocates its result (no `out=` anywhere). "
+           "Every call allocates its result (no `out=`), except `eltwise(out=)`. "
+           "Each thread count is its own pass, with its own tables; the passes with more "
+           "than one thread leave out the sizes eltwise runs on one thread anyway. "
            "**Speedup = peer time / eltwise time: > 1 means eltwise is faster.** "
            f"{SKIP} = the peer cannot compute this cell (reasons below); "
            "≈ = the peer's result is within 4 ULP of NumPy's but not bit-identical; "
            "† = NumPy has no such op and a stand-in was timed (see notes); "
-           "✗ = eltwise's result differs from NumPy's (see results.json).",
+           "✗ = eltwise's result differs from NumPy's (see results.json). "
+           "int64/uint64 division rows name their operands: [full range] (both operands "
+           "over the whole dtype), [|x|<=1e12, d 1..8] and [|x|<=1e12, d 9..50] (x1 below "
+           "2^53, divisors of that magnitude).",
            "",
            "## Roofline (copy bandwidth)",
            "",
@@ -211,29 +353,45 @@ def markdown(meta, records, libs):
     for k in ("1", "2"):
         t = roof[f"threads_{k}"]
         md.append(f"| np.copyto | {k} | {t['gbps']:.1f} | {t['gbps_best']:.1f} |")
-    md += ["", "## Speedup of eltwise over NumPy", "", speedup_table(records, "numpy")]
-    geo = geomean(r["speedup"].get("numpy") for r in records)
-    if geo:
-        md += ["", f"Geometric mean over all cells: **{geo:.2f}x**."]
+    md += ["", "## Goals", "", goals_table(meta, records, libs)]
+    for t, recs in passes.items():
+        md += ["", f"## Speedup of eltwise over NumPy, {threads_label(t)}", "",
+               speedup_table(recs, "numpy")]
+        geo = geomean(r["speedup"].get("numpy") for r in recs)
+        if geo:
+            md += ["", f"Geometric mean over these cells: **{geo:.2f}x**."]
     for lib in libs[2:]:
-        if any(lib.name in r["speedup"] for r in records):
-            md += ["", f"## Speedup of eltwise over {lib.name} {lib.version}", "",
-                   speedup_table(records, lib.name)]
-            geo = geomean(r["speedup"].get(lib.name) for r in records)
-            if geo:
-                md += ["", f"Geometric mean over the cells {lib.name} computes: "
-                           f"**{geo:.2f}x**."]
-    bw = bandwidth_table(records, meta)
-    if bw:
-        roof_gbps, k = roofline_gbps(meta)
-        md += ["", "## eltwise bandwidth on large arrays (>= 1e6 elements)", "",
-               f"GB/s (bytes = read x1 + read x2 + write result) and, in parentheses, the "
-               f"fraction of the {k}-thread copy roofline ({roof_gbps:.1f} GB/s). Streaming "
-               f"stores skip the read-for-ownership the copy pays, and operands of ~1e6 elements "
-               f"(4-24 MB) may sit in the last-level cache, so > 100% is possible.",
-               "", bw]
-    md += ["", "## eltwise time per call (median)", "", time_table(records, "eltwise"),
-           "", "## All figures (median time per call)", "", all_figures_table(records, libs),
+        if not lib.peer:
+            continue
+        for t, recs in passes.items():
+            if any(lib.name in r["speedup"] for r in recs):
+                md += ["", f"## Speedup of eltwise over {lib.name} {lib.version}, "
+                           f"{threads_label(t)}", "", speedup_table(recs, lib.name)]
+                geo = geomean(r["speedup"].get(lib.name) for r in recs)
+                if geo:
+                    md += ["", f"Geometric mean over the cells {lib.name} computes: "
+                               f"**{geo:.2f}x**."]
+    fresh = fresh_vs_out_table(records, meta)
+    if fresh:
+        md += ["", "## Fresh result vs out=", "",
+               "eltwise allocating its result (as everywhere else) against eltwise writing "
+               "into a preallocated `out=`; bandwidth counts read x1 + read x2 + write result, "
+               "as a fraction of the 2-thread copy roofline.", "", fresh]
+    for t, recs in passes.items():
+        bw = bandwidth_table(recs, meta, t)
+        if bw:
+            roof_gbps, k = roofline_gbps(meta, t)
+            md += ["", f"## eltwise bandwidth on large arrays (>= 1e6 elements), "
+                       f"{threads_label(t)}", "",
+                   f"GB/s (bytes = read x1 + read x2 + write result) and, in parentheses, the "
+                   f"fraction of the {k}-thread copy roofline ({roof_gbps:.1f} GB/s). Streaming "
+                   f"stores skip the read-for-ownership the copy pays, and operands of ~1e6 "
+                   f"elements (4-24 MB) may sit in the last-level cache, so > 100% is possible.",
+                   "", bw]
+    for t, recs in passes.items():
+        md += ["", f"## eltwise time per call (median), {threads_label(t)}", "",
+               time_table(recs, "eltwise")]
+    md += ["", "## All figures (median time per call)", "", all_figures_table(records, libs),
            "", "## Notes", ""]
     seen = set()
     for n in meta["notes"] + [r["libs"]["numpy"].get("note") for r in records
@@ -250,116 +408,146 @@ def markdown(meta, records, libs):
 def console_summary(meta, records, libs):
     roof = meta["roofline"]
     lines = [f"roofline (np.copyto): 1 thread {roof['threads_1']['gbps']:.1f} GB/s, "
-             f"2 threads {roof['threads_2']['gbps']:.1f} GB/s",
-             "", "speedup of eltwise over NumPy (> 1: eltwise faster):", "",
-             speedup_table(records, "numpy"), ""]
+             f"2 threads {roof['threads_2']['gbps']:.1f} GB/s"]
+    for t, recs in by_threads(records).items():
+        lines += ["", f"speedup of eltwise over NumPy, {threads_label(t)} (> 1: eltwise "
+                      "faster):", "", speedup_table(recs, "numpy")]
+    lines.append("")
     for lib in libs[1:]:
         geo = geomean(r["speedup"].get(lib.name) for r in records)
         n = sum(lib.name in r["speedup"] for r in records)
-        if geo:
+        if geo and lib.peer:
             lines.append(f"geometric-mean speedup over {lib.name} {lib.version}: "
                          f"{geo:.2f}x ({n} cells)")
+    lines += ["", "goals:"] + [f"  [{'n/a' if met is None else 'met' if met else 'NOT MET'}] "
+                               f"{goal}: {measured}"
+                               for goal, measured, met in goals(meta, records, libs)]
     return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------- plots
 
-COLORS = {"eltwise": "#d62728", "numpy": "#1f77b4", "torch": "#ff7f0e", "numexpr": "#2ca02c",
-          "onnxruntime": "#9467bd", "openvino": "#8c564b"}
-MARKERS = {"eltwise": "o", "numpy": "s", "torch": "^", "numexpr": "v", "onnxruntime": "D",
-           "openvino": "P"}
+# README width: 900 px = 9 in at 100 dpi.
+PLOT_WIDTH_IN, PLOT_DPI = 9.0, 100
+DTYPE_COLORS = {"float32": "#d62728", "float64": "#ff7f0e", "float16": "#bcbd22",
+                "bfloat16": "#8c564b", "int8": "#1f77b4", "int32": "#17becf",
+                "int64": "#2ca02c", "uint8": "#9467bd", "uint64": "#e377c2"}
 
 
-def _row_op(op):
-    return "divide" if op in ("divide", "divide(floor)") else op
+def _family(op_base):
+    """Plot family of an op: integer floor division is shown with float division."""
+    return "divide" if op_base in ("divide", "divide(floor)") else op_base
 
 
-def plot_throughput(path, meta, records, libs, plt):
-    sweep = [r for r in records if r.get("sweep")]
-    if not sweep:
+def _footer(fig, meta):
+    fig.text(0.5, 0.005, footer_text(meta), ha="center", va="bottom", fontsize=7,
+             color="0.25")
+
+
+def plot_summary(path, meta, records, plt):
+    """Heat map per thread count: op x dtype, geometric-mean speedup over NumPy across
+    shapes (and operand variants); the README figure."""
+    import numpy as np
+    from matplotlib.colors import LogNorm
+
+    passes = by_threads(records)
+    ops = [o for o in OP_ORDER if any(r.get("op_base", r["op"]) == o for r in records)]
+    ops += list(dict.fromkeys(r.get("op_base", r["op"]) for r in records
+                              if r.get("op_base", r["op"]) not in ops))
+    dts = list(dict.fromkeys(r["dtype"] for r in records))
+    grids = {}
+    for t, recs in passes.items():
+        g = np.full((len(ops), len(dts)), np.nan)
+        for i, o in enumerate(ops):
+            for j, d in enumerate(dts):
+                v = geomean(r["speedup"].get("numpy") for r in recs
+                            if r.get("op_base", r["op"]) == o and r["dtype"] == d)
+                if v:
+                    g[i, j] = v
+        grids[t] = g
+    if all(np.all(np.isnan(g)) for g in grids.values()):
         return False
-    ops = list(dict.fromkeys(_row_op(r["op"]) for r in sweep))
-    dts = list(dict.fromkeys(r["dtype"] for r in sweep))
-    fig, axes = plt.subplots(len(ops), len(dts), figsize=(2.6 * len(dts) + 1.2,
-                                                           2.1 * len(ops) + 1.6),
-                             sharex=True, sharey=True, squeeze=False)
-    names = [lib.name for lib in libs]
-    for i, op in enumerate(ops):
-        for j, dt in enumerate(dts):
-            ax = axes[i][j]
-            cell = [r for r in sweep if _row_op(r["op"]) == op and r["dtype"] == dt]
-            for name in names:
-                pts = sorted((r["n_out"], r["libs"][name]["elements_per_s"]) for r in cell
-                             if "elements_per_s" in r["libs"].get(name, {}))
-                if pts:
-                    ax.plot(*zip(*pts, strict=True), marker=MARKERS.get(name, "."), ms=3.5,
-                            lw=2.2 if name == "eltwise" else 1.1,
-                            color=COLORS.get(name), label=name,
-                            zorder=3 if name == "eltwise" else 2)
-            if not cell:
-                ax.text(0.5, 0.5, "n/a", ha="center", va="center", transform=ax.transAxes,
-                        color="0.6")
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.grid(True, which="major", lw=0.4, alpha=0.5)
-            ax.tick_params(labelsize=7)
-            if i == 0:
-                ax.set_title(dt, fontsize=10)
-            if j == 0:
-                ax.set_ylabel(f"{op}\nelements/s", fontsize=9)
-            if i == len(ops) - 1:
-                ax.set_xlabel("elements", fontsize=8)
-    handles = [plt.Line2D([], [], color=COLORS.get(n), marker=MARKERS.get(n, "."),
-                          lw=2.2 if n == "eltwise" else 1.1, label=n) for n in names]
-    fig.legend(handles=handles, loc="upper center", ncol=len(names), fontsize=10,
-               bbox_to_anchor=(0.5, 0.985), frameon=False)
-    fig.suptitle("Throughput vs size, same-shape contiguous operands (higher is better); "
-                 "divide row: float /, integer floor (pythondiv=True)", y=0.998, fontsize=11)
-    fig.text(0.5, 0.004, footer_text(meta), ha="center", va="bottom", fontsize=8, wrap=True)
-    fig.tight_layout(rect=(0, 0.02, 1, 0.965))
-    fig.savefig(path, dpi=90)
+    allv = np.concatenate([g[~np.isnan(g)] for g in grids.values()])
+    lim = max(2.0, 10 ** float(np.max(np.abs(np.log10(allv)))))
+    n = len(grids)
+    fig, axes = plt.subplots(1, n, figsize=(PLOT_WIDTH_IN, 0.34 * len(ops) + 1.9),
+                             squeeze=False, sharey=True)
+    im = None
+    for ax, (t, g) in zip(axes[0], grids.items(), strict=True):
+        im = ax.imshow(g, cmap="RdBu", norm=LogNorm(vmin=1 / lim, vmax=lim), aspect="auto")
+        for i in range(len(ops)):
+            for j in range(len(dts)):
+                if not np.isnan(g[i, j]):
+                    dark = abs(math.log10(g[i, j])) > 0.55 * math.log10(lim)
+                    ax.text(j, i, fmt_ratio(g[i, j]), ha="center", va="center", fontsize=7,
+                            color="white" if dark else "black")
+        ax.set_xticks(range(len(dts)), dts, rotation=40, ha="right", fontsize=8)
+        ax.set_yticks(range(len(ops)), ops, fontsize=8)
+        n_sizes = len({r["shape_kind"] for r in passes[t]})
+        ax.set_title(f"{threads_label(t)} ({n_sizes} shapes)", fontsize=9)
+    fig.suptitle("eltwise speedup over NumPy (geometric mean over shapes; > 1, blue: "
+                 "eltwise faster)\ndivide(trunc): NumPy's time is floor_divide's (it has no "
+                 "truncating division)", fontsize=9)
+    fig.tight_layout(rect=(0, 0.06, 0.93, 0.97))
+    cax = fig.add_axes((0.94, 0.2, 0.015, 0.6))
+    ticks = [x for x in (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64)
+             if 1 / lim <= x <= lim]
+    bar = fig.colorbar(im, cax=cax, ticks=ticks)
+    bar.ax.set_yticklabels([f"{x:g}" for x in ticks])
+    bar.ax.minorticks_off()
+    bar.ax.tick_params(labelsize=7)
+    _footer(fig, meta)
+    fig.savefig(path, dpi=PLOT_DPI)
     plt.close(fig)
     return True
 
 
-def plot_speedup(path, meta, records, peer, plt):
-    rows, cols = _rows_cols(records)
-    idx = _index(records)
-    import numpy as np
-
-    data = np.full((len(rows), len(cols)), np.nan)
-    marks = {}
-    for i, (op, dt) in enumerate(rows):
-        for j, c in enumerate(cols):
-            r = idx.get((op, dt, c))
-            if r and peer in r["speedup"]:
-                data[i, j] = r["speedup"][peer]
-                check = r["libs"][peer].get("check")
-                marks[i, j] = (("≈" if check == "close" else "†" if check == "stand-in" else "")
-                               + _eltwise_flag(r))
-    if np.all(np.isnan(data)):
+def plot_sweep(path, meta, records, plt):
+    """One small panel per op family: speedup over NumPy against size (same-shape
+    contiguous), a line per dtype; solid 1 thread, dashed the most threads."""
+    sweep = [r for r in records if r.get("sweep") and "numpy" in r["speedup"]
+             and r.get("inputs", "general") in ("general", "power", "int-full")]
+    if not sweep:
         return False
-    from matplotlib.colors import LogNorm
-
-    lim = max(2.0, 10 ** float(np.nanmax(np.abs(np.log10(data)))))
-    fig, ax = plt.subplots(figsize=(1.0 * len(cols) + 3.0, 0.26 * len(rows) + 2.2))
-    im = ax.imshow(data, cmap="RdBu", norm=LogNorm(vmin=1 / lim, vmax=lim), aspect="auto")
-    for i in range(len(rows)):
-        for j in range(len(cols)):
-            if not np.isnan(data[i, j]):
-                v = data[i, j]
-                dark = abs(math.log10(v)) > 0.55 * math.log10(lim)
-                ax.text(j, i, fmt_ratio(v) + marks.get((i, j), ""), ha="center", va="center",
-                        fontsize=7, color="white" if dark else "black")
-    ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right", fontsize=8)
-    ax.set_yticks(range(len(rows)), [f"{o} {d}" for o, d in rows], fontsize=7)
-    fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label=f"{peer} time / eltwise time")
-    ax.set_title(f"Speedup of eltwise over {peer} (> 1, blue: eltwise faster)\n"
-                 "✗ eltwise result differs from NumPy's; † NumPy stand-in "
-                 "(floor_divide for truncating divide)", fontsize=10)
-    fig.text(0.5, 0.003, footer_text(meta), ha="center", va="bottom", fontsize=7, wrap=True)
-    fig.tight_layout(rect=(0, 0.02, 1, 1))
-    fig.savefig(path, dpi=90)
+    fams = [f for f in dict.fromkeys(_family(o) for o in OP_ORDER)
+            if any(_family(r.get("op_base", r["op"])) == f for r in sweep)]
+    threads = sorted({r.get("threads", 1) for r in sweep})
+    ncol = 5
+    nrow = -(-len(fams) // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(PLOT_WIDTH_IN, 2.0 * nrow + 1.3),
+                             sharex=True, sharey=True, squeeze=False)
+    dts = list(dict.fromkeys(r["dtype"] for r in sweep))
+    for k, fam in enumerate(fams):
+        ax = axes[k // ncol][k % ncol]
+        for dt in dts:
+            for t in threads:
+                pts = sorted((r["n_out"], r["speedup"]["numpy"]) for r in sweep
+                             if _family(r.get("op_base", r["op"])) == fam
+                             and r["dtype"] == dt and r.get("threads", 1) == t)
+                if pts:
+                    ax.plot(*zip(*pts, strict=True), color=DTYPE_COLORS.get(dt, "0.5"),
+                            ls="-" if t == threads[0] else "--", lw=1.2, marker=".", ms=3)
+        ax.axhline(1.0, color="0.3", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.grid(True, which="major", lw=0.4, alpha=0.5)
+        ax.tick_params(labelsize=7)
+        ax.set_title(fam, fontsize=9)
+        if k % ncol == 0:
+            ax.set_ylabel("x NumPy", fontsize=8)
+        if k // ncol == nrow - 1:
+            ax.set_xlabel("elements", fontsize=8)
+    for k in range(len(fams), nrow * ncol):
+        axes[k // ncol][k % ncol].axis("off")
+    handles = [plt.Line2D([], [], color=DTYPE_COLORS.get(d, "0.5"), lw=1.5, label=d)
+               for d in dts]
+    handles += [plt.Line2D([], [], color="0.3", ls="-" if i == 0 else "--",
+                           label=threads_label(t)) for i, t in enumerate(threads)]
+    fig.legend(handles=handles, loc="upper center", ncol=min(len(handles), 6), fontsize=7,
+               bbox_to_anchor=(0.5, 0.995), frameon=False)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.9))
+    _footer(fig, meta)
+    fig.savefig(path, dpi=PLOT_DPI)
     plt.close(fig)
     return True
 
@@ -384,11 +572,11 @@ def write_all(out_dir, meta, records, libs, plot=True):
             plot = False
     if plot:
         pngs = []
-        p = os.path.join(out_dir, "throughput.png")
-        if plot_throughput(p, meta, records, libs, plt):
-            pngs.append(p)
         p = os.path.join(out_dir, "speedup.png")
-        if plot_speedup(p, meta, records, "numpy", plt):
+        if plot_summary(p, meta, records, plt):
+            pngs.append(p)
+        p = os.path.join(out_dir, "sweep.png")
+        if plot_sweep(p, meta, records, plt):
             pngs.append(p)
         paths += pngs
         if pngs:

@@ -2,8 +2,8 @@
 
 Run from the repository root:
 
-    python -m benchmarks                 # full run (about 8 minutes on 2 cores, every peer)
-    python -m benchmarks --quick         # tiny sizes, a few repeats (under a minute)
+    python -m benchmarks                 # full run (about 15 minutes on 2 cores, every peer)
+    python -m benchmarks --quick         # tiny sizes, a few repeats (about a minute)
     python -m benchmarks --ops divide,multiply --dtypes float32,int32 --threads 1
 
 Writes results.md (tables), results.json (every figure) and throughput.png /
@@ -31,7 +31,8 @@ from benchmarks import cases, peers, report, timing  # noqa: E402
 
 DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 SHAPE_ALIASES = {"sweep": "n=", "row": "row", "col": "col", "pdpd": "pdpd", "scalar": "scalar",
-                 "strided": "strided", "transposed": "transposed"}
+                 "strided": "strided", "transposed": "transposed", "fortran": "fortran",
+                 "narrow": "narrow"}
 
 
 def parse_args(argv):
@@ -42,23 +43,28 @@ def parse_args(argv):
                "  python -m benchmarks\n"
                "  python -m benchmarks --quick --out /tmp/bench\n"
                "  python -m benchmarks --ops divide --dtypes int32,int64 --shapes sweep\n"
-               "  python -m benchmarks --threads 1 --peers numexpr,torch\n\n"
+               "  python -m benchmarks --threads 1 --peers numexpr,torch\n"
+               "  python -m benchmarks --ops mod --dtypes int64,uint64 --shapes n=1e5\n\n"
                "ops:    " + ", ".join(cases.OP_BASE_NAMES) + "\n"
                "        (divide on integers runs twice: divide(floor) = pythondiv=True,\n"
-               "         divide(trunc) = pythondiv=False)\n"
+               "         divide(trunc) = pythondiv=False; int64/uint64 division ops run on\n"
+               "         three operand kinds: [full range], [|x|<=1e12, d 1..8], [.. d 9..50])\n"
                "dtypes: " + ", ".join(cases.DTYPE_NAMES) + "\n"
                "shapes: sweep (n=10 ... n=1.6e7 contiguous), n=<size>, scalar, row, col, pdpd,\n"
-               "        strided, transposed\n"
+               "        strided, transposed, fortran (float32), narrow (int8, float32)\n"
                "peers:  numpy (always), " + ", ".join(peers.OPTIONAL) + " (when importable)\n\n"
                "speedup = peer median time / eltwise median time (> 1: eltwise faster).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true",
-                   help="tiny sizes and a few repeats: checks the suite runs (< 1 minute)")
+                   help="tiny sizes and a few repeats: checks the suite runs (about a minute)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                    help="output directory (default: benchmarks/results)")
-    p.add_argument("--threads", type=int, default=None, metavar="N",
-                   help="threads for eltwise and every multithreaded peer "
-                        "(default: eltwise's default, the CPUs this process may use)")
+    p.add_argument("--threads", default="1,default", metavar="LIST",
+                   help="comma-separated thread counts for eltwise and every multithreaded "
+                        "peer, each a pass over the cells, e.g. 2 or 1,default (the default; "
+                        "'default' = eltwise's default, the CPUs this process may use). "
+                        "Passes with more than one thread skip the sizes eltwise runs on "
+                        "one thread anyway (n < 1e5)")
     p.add_argument("--ops", default=None, metavar="LIST",
                    help="comma-separated ops to run (default: all)")
     p.add_argument("--dtypes", default=None, metavar="LIST",
@@ -70,7 +76,7 @@ def parse_args(argv):
     p.add_argument("--target", default=None, metavar="NAME",
                    help="eltwise.set_target(NAME) before running (default: the best)")
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                   help="timing seconds per library per cell (default 0.15; quick 0.004)")
+                   help="timing seconds per library per cell (default 0.1; quick 0.004)")
     p.add_argument("--no-plot", action="store_true", help="do not draw the PNG plots")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 if any eltwise result differs from NumPy's")
@@ -93,9 +99,16 @@ def parse_args(argv):
         bad = [x for x in args.peers if x not in peers.OPTIONAL and x not in ("none", "numpy")]
         if bad:
             p.error(f"unknown peer(s) {bad}; choose from {list(peers.OPTIONAL)} or none")
-    if args.threads is not None and args.threads < 1:
-        p.error("--threads must be >= 1")
+    args.threads = split(args.threads) or ["default"]
+    for t in args.threads:
+        if t != "default" and not (t.isdigit() and int(t) >= 1):
+            p.error(f"--threads: {t!r} is neither a count >= 1 nor 'default'")
     return args
+
+
+def thread_counts(wanted, default):
+    """Resolves --threads ("1", "default", ...) to distinct counts, in the order given."""
+    return list(dict.fromkeys(default if t == "default" else int(t) for t in wanted))
 
 
 class Progress:
@@ -168,7 +181,7 @@ def select(items, wanted, key):
 
 
 def op_matches(op, w):
-    return op.name == w or op.func == w or op.name.split("(")[0] == w
+    return op.name == w or op.row == w or op.func == w or op.name.split("(")[0] == w
 
 
 def shape_matches(shape, w):
@@ -176,20 +189,26 @@ def shape_matches(shape, w):
     return shape.kind.lower().startswith(w)
 
 
-def run_cell(libs, op, dt, shape, xs, budget, ref):
+def run_cell(libs, op, dt, shape, xs, budget, ref, threads):
     """Checks and times every library on one cell; returns the cell's record."""
-    rec = {"op": op.name, "func": op.func, "kwargs": {**op.kwargs, **shape.eltwise_kwargs},
+    rec = {"op": op.row, "op_base": op.name, "inputs": op.inputs, "func": op.func,
+           "kwargs": {**op.kwargs, **shape.eltwise_kwargs}, "threads": threads,
            "dtype": dt.name, "shape_kind": shape.kind, "shape": shape.describe(),
            "shape1": list(np.shape(xs.x1)),
            "shape2": list(xs.x2.shape) if isinstance(xs.x2, np.ndarray) else None,
            "n_out": int(np.size(ref)), "bytes": cases.nbytes_moved(xs, ref), "libs": {}}
     float_power = op.func == "power" and cases.is_float(dt)
-    calls = {}
+    calls, first_call = {}, {}
     for lib in libs:
+        if not lib.wants(op, dt, shape):
+            continue
         entry = rec["libs"].setdefault(lib.name, {})
         try:
             call, to_np = lib.prepare(op, dt, shape, xs)
-            got = to_np(call())
+            t0 = time.perf_counter()
+            got = call()
+            first_call[lib.name] = time.perf_counter() - t0
+            got = to_np(got)
         except peers.Skip as exc:
             entry["skipped"] = str(exc)
             continue
@@ -200,19 +219,19 @@ def run_cell(libs, op, dt, shape, xs, budget, ref):
             entry["check"] = "stand-in"
             entry["note"] = op.note
         else:
-            ulps = (1 if float_power else 0) if lib.name == "eltwise" else (
+            ulps = (1 if float_power else 0) if not lib.peer else (
                 4 if cases.is_float(dt) else 0)
             status, detail = cases.compare(got, ref, ulps)
             entry["check"] = status
             if detail:
                 entry["detail"] = detail
-            if status == "wrong" and lib.name != "eltwise":
+            if status == "wrong" and lib.peer:
                 entry["skipped"] = f"result differs from NumPy's: {detail}"
                 continue
         del got
         calls[lib.name] = call
     if calls:
-        for name, t in timing.interleaved(calls, budget).items():
+        for name, t in timing.interleaved(calls, budget, first_call).items():
             e = rec["libs"][name]
             e.update(median_s=t.median, min_s=t.min, samples=t.samples,
                      calls_per_sample=t.calls_per_sample,
@@ -222,7 +241,7 @@ def run_cell(libs, op, dt, shape, xs, budget, ref):
     rec["speedup"] = {}
     if "median_s" in elt:
         for name, e in rec["libs"].items():
-            if name != "eltwise" and "median_s" in e:
+            if name != "eltwise" and "median_s" in e:  # eltwise(out=) too: out= / fresh
                 rec["speedup"][name] = e["median_s"] / elt["median_s"]
     return rec
 
@@ -238,8 +257,7 @@ def main(argv=None):
         return 2
     if args.target:
         eltwise.set_target(args.target)
-    threads = args.threads or eltwise.get_num_threads()
-    eltwise.set_num_threads(threads)
+    thread_list = thread_counts(args.threads, eltwise.get_num_threads())
 
     # Interleaving puts other libraries' calls right after PyTorch's: OpenMP workers that
     # spin after each parallel region would steal the second core from them (on 2 cores a
@@ -252,7 +270,7 @@ def main(argv=None):
               "busy, and multithreaded timings will suffer", file=sys.stderr)
     wanted = list(peers.OPTIONAL) if args.peers is None else [
         x for x in args.peers if x in peers.OPTIONAL]
-    optional, missing = peers.load_optional(wanted, threads)
+    optional, missing = peers.load_optional(wanted)
     libs = [peers.Eltwise(eltwise), peers.NumPy()] + optional + [peers.EltwiseOut(eltwise)]
 
     budget = timing.QUICK if args.quick else timing.FULL
@@ -276,7 +294,8 @@ def main(argv=None):
         "eltwise_target": eltwise.get_target(),
         "eltwise_targets": list(eltwise.get_targets()),
         "eltwise_config": cfg.getvalue(),
-        "threads": threads,
+        "threads": max(thread_list),
+        "thread_counts": thread_list,
         "versions": {lib.name: lib.version for lib in libs},
         "peers_missing": missing,
         "notes": [n for lib in libs for n in lib.notes],
@@ -286,7 +305,7 @@ def main(argv=None):
     }
 
     print(f"eltwise {meta['versions']['eltwise']} target {meta['eltwise_target']}, "
-          f"{threads} thread(s); CPU: {meta['cpu']}", file=sys.stderr)
+          f"thread counts {thread_list}; CPU: {meta['cpu']}", file=sys.stderr)
     print("peers: " + ", ".join(f"{lib.name} {lib.version}" for lib in libs[1:])
           + "".join(f"; {k}: {v}" for k, v in missing.items()), file=sys.stderr)
     print("measuring copy roofline ...", file=sys.stderr)
@@ -295,9 +314,12 @@ def main(argv=None):
     shapes = select(cases.shapes(args.quick), args.shapes, shape_matches)
     dtypes = [cases.dtype_of(d) for d in (args.dtypes or cases.DTYPE_NAMES)
               if d != "bfloat16" or cases.bfloat16 is not None]
-    plan = [(s, dt, select(cases.ops_for(dt), args.ops, op_matches))
+    plan = [(s, dt, [op for op in select(cases.ops_for(dt), args.ops, op_matches)
+                     if s.measures(dt, op)])
             for s in shapes for dt in dtypes]
-    total = sum(len(o) for _, _, o in plan)
+    passes = {s.kind: [t for t in thread_list if t == min(thread_list) or s.multi_thread]
+              for s in shapes}
+    total = sum(len(o) * len(passes[s.kind]) for s, _, o in plan)
     if total == 0:
         print("error: the filters select no cell", file=sys.stderr)
         return 2
@@ -315,11 +337,18 @@ def main(argv=None):
                 xs = operands[key]
                 with np.errstate(all="ignore"):
                     ref = op.reference(xs.x1, xs.x2_np)
-                    rec = run_cell(libs, op, dt, shape, xs, budget, ref)
-                rec["sweep"] = shape.sweep
-                records.append(rec)
+                # Every thread count on the same operands, one after the other.
+                for threads in passes[shape.kind]:
+                    for lib in libs:
+                        lib.set_threads(threads)
+                    t_cell = time.perf_counter()
+                    with np.errstate(all="ignore"):
+                        rec = run_cell(libs, op, dt, shape, xs, budget, ref, threads)
+                    rec["sweep"] = shape.sweep
+                    rec["elapsed_s"] = time.perf_counter() - t_cell
+                    records.append(rec)
+                    progress.step(f"{op.row} {dt.name} {shape.kind} {threads}t")
                 del ref
-                progress.step(f"{op.name} {dt.name} {shape.kind}")
             operands.clear()
     except KeyboardInterrupt:
         print("\ninterrupted: writing the cells measured so far", file=sys.stderr)

@@ -15,16 +15,21 @@ from eltwise._timing import per_call  # noqa: F401  (shared with the demo)
 @dataclasses.dataclass
 class Budget:
     """How long to time. per_lib: seconds per library per cell; min_sample: shortest
-    timed batch of calls; min_rounds/max_rounds: bounds on the number of samples."""
+    timed batch of calls; min_rounds/max_rounds: bounds on the number of samples;
+    slow_min_rounds: the lower bound instead when some library's call takes longer than
+    slow_call seconds (1.6e7-element and narrow-row cells: 3 samples of 20-200 ms calls
+    are steady, and 5 would cost a third of the whole run)."""
 
-    per_lib: float = 0.12
+    per_lib: float = 0.1
     min_sample: float = 1e-3
     min_rounds: int = 5
-    max_rounds: int = 60
+    max_rounds: int = 25
+    slow_call: float = 0.02
+    slow_min_rounds: int = 3
 
 
-FULL = Budget(per_lib=0.15)
-QUICK = Budget(per_lib=0.004, min_sample=1e-4, min_rounds=2, max_rounds=5)
+FULL = Budget(per_lib=0.1)
+QUICK = Budget(per_lib=0.004, min_sample=1e-4, min_rounds=2, max_rounds=5, slow_min_rounds=2)
 
 
 @dataclasses.dataclass
@@ -35,19 +40,25 @@ class Timing:
     calls_per_sample: int
 
 
-def interleaved(fns: dict, budget: Budget) -> dict:
+def interleaved(fns: dict, budget: Budget, first_call: dict | None = None) -> dict:
     """Times each callable of `fns` (name -> fn) in alternating rounds.
 
     Each round runs every library's batch once, in an order that rotates between rounds,
     so slow drifts of the machine (the other core busy, turbo, page cache) hit every
     library alike. Returns name -> Timing (median and min of seconds per call).
+    first_call: seconds each library's first (checked) call took; a call slower than
+    min_sample needs no further estimate (it saves one slow call per library).
     """
     names = list(fns)
-    est = {n: per_call(fns[n], budget.min_sample / 4) for n in names}
+    first_call = first_call or {}
+    est = {n: first_call[n] if first_call.get(n, 0.0) > budget.min_sample
+           else per_call(fns[n], budget.min_sample / 4) for n in names}
     batch = {n: max(1, int(budget.min_sample / max(est[n], 1e-9))) for n in names}
     round_cost = sum(batch[n] * est[n] for n in names)
     rounds = int(budget.per_lib * len(names) / max(round_cost, 1e-9))
-    rounds = max(budget.min_rounds, min(budget.max_rounds, rounds))
+    slow = max(est.values()) > budget.slow_call
+    rounds = max(budget.slow_min_rounds if slow else budget.min_rounds,
+                 min(budget.max_rounds, rounds))
     samples = {n: [] for n in names}
     for r in range(rounds):
         k = r % len(names)
