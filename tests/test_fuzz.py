@@ -985,10 +985,12 @@ def _finish(fn, o1, o2, pd, mode, axis, dt, out, errs, shape, rt, notes, case):
         ok.layout_ref = _layout_reference(o1, o2, mode, axis)
     big_int = is_float(rt) and any(type(o.obj) is int and not -(2**63) <= o.obj < 2**63
                                    for o in (o1, o2))
+    if big_int and (size == 0 or np.dtype(rt) == BF16):
+        # converted before the size matters; ml_dtypes' bfloat16 never converts it (np.add
+        # raises too), whichever reference computes the values below
+        alts = alts + [Err(TypeError, OverflowError, why="NumPy cannot convert the "
+                           "Python int either")]
     if size == 0:
-        if big_int:  # converted before the size matters, as below
-            alts = alts + [Err(TypeError, OverflowError, why="NumPy cannot convert the "
-                               "Python int either (empty result)")]
         return alts + [ok]
     names = [(fn, pd[1])]
     if pd[0] == "as-divide":
