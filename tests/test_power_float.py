@@ -123,6 +123,25 @@ def test_float64_random(dtype, target, rng):
     assert_same(eltwise.power(x, y), reference("power", x, y), ulp=1, inputs=(x, y))
 
 
+def test_float64_results_near_overflow(target, rng):
+    """Results within 2^-17 of DBL_MAX, which SLEEF's pow gave as inf, and true overflows,
+    negative bases and the x**1 case included: within 1 ULP of NumPy (inf where it is)."""
+    n = 20000
+    t = rng.uniform(1023.99, 1024.01, n)  # log2 of the result
+    t[:200] = 1024 - np.exp2(rng.uniform(-52, -17, 200))  # just below DBL_MAX
+    y = rng.uniform(0.5, 60, n) * rng.choice([-1.0, 1.0], n)
+    neg = rng.random(n) < 0.3
+    y[neg] = np.round(y[neg])
+    y[y == 0] = 1.0
+    with np.errstate(all="ignore"):  # bases that are themselves beyond the range: inf
+        x = np.exp2(t / y)
+        x[neg] = -x[neg]
+        x[-50:], y[-50:] = np.finfo(np.float64).max * (1 - rng.uniform(0, 1e-5, 50)), 1.0
+        want = np.power(x, y)
+    assert 0 < np.isinf(want).sum() < n - 250  # both sides of the limit are met
+    assert_same(eltwise.power(x, y), want, ulp=1, inputs=(x, y))
+
+
 @pytest.mark.parametrize("dtype", HALF_DTYPES, ids=dtype_id)
 def test_half_random(dtype, target, rng):
     """float16 and bfloat16 through float32: random bit patterns against random

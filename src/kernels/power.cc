@@ -9,10 +9,13 @@
 // result only near a rounding boundary (none in 10^6 random pairs). C99's
 // special cases are exact, e.g. pow(NaN, 0) == 1 and pow(1, NaN) == 1.
 // Highway 1.0.3 has no Pow; SLEEF's float pow ran 3-4x slower than this.
-// float64: SLEEF's vector pow (u10: at most 1 ULP, C99's special cases exact).
+// float64: SLEEF's vector pow (u10: at most 1 ULP, C99's special cases exact);
+// results SLEEF overflows (true overflows, and finite ones just below
+// DBL_MAX that it gets wrong) through the C library's pow.
 // Integers: exact, wrapping, by squaring one lane at a time; 0**0 == 1. A
 // negative exponent on a signed base is rejected before the kernel runs.
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -97,6 +100,22 @@ HWY_INLINE V SleefPowF64(D d, V a, V b) {
 #else
   return PerLane(d, a, b, Sleef_powd1_u10purec);
 #endif
+}
+
+// Computes pow(a, b) for float64 lanes: SLEEF's, except where it gives inf for
+// finite a (not 0) and b. SLEEF's exp overflows a little early: results
+// within about 2^-17 (relative) of DBL_MAX came out inf. Those lanes, and
+// true overflows, take the C library's pow (NumPy's own: glibc's is below
+// 1 ULP), the same on every target. Rare: one test per vector.
+template <class D, class V>
+HWY_INLINE V PowF64(D d, V a, V b) {
+  const V r = SleefPowF64(d, a, b);
+  const auto finite_args =
+      hn::AndNot(hn::Eq(a, hn::Zero(d)), hn::And(hn::IsFinite(a), hn::IsFinite(b)));
+  const auto suspect = hn::And(hn::IsInf(r), finite_args);
+  if (HWY_LIKELY(hn::AllFalse(d, suspect))) return r;
+  const auto libm = [](double x, double y) { return std::pow(x, y); };
+  return hn::IfThenElse(suspect, PerLane(d, a, b, libm), r);
 }
 
 // Computes table[idx] per lane (0 <= idx < kN): permutes where one or two
@@ -271,7 +290,7 @@ struct PowerOp : OpBase {
     if constexpr (std::is_same<C, float>::value) {
       return PowF32(d, a, b);
     } else if constexpr (std::is_same<C, double>::value) {
-      return SleefPowF64(d, a, b);
+      return PowF64(d, a, b);
     } else {
       return IntPow(d, a, b);
     }
