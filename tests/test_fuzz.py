@@ -1452,8 +1452,8 @@ def derive_broadcastable(rng, s):
     r = len(s)
     keep = int(rng.integers(0, r + 1))
     t = [d if rng.random() < 0.6 else 1 for d in s[r - keep:]]
-    if rng.random() < 0.2:
-        t = [1] * int(rng.integers(0, 3)) + t
+    if rng.random() < 0.2:  # leading 1s, within NumPy's 64 dimensions
+        t = [1] * min(int(rng.integers(0, 3)), 64 - len(t)) + t
     return tuple(t)
 
 
