@@ -98,8 +98,8 @@ def test_engine_mapping_and_benchmarks(site):
     for name in ("SquaredDifference", "FloorMod", "GreaterOrEqual", "FLOOR_DIV"):
         assert name in engines
     bench = page(site, "benchmarks.html")
-    assert "throughput.png" in bench and "speedup.png" in bench
-    assert (site / "_images" / "throughput.png").exists()
+    assert "sweep.png" in bench and "speedup.png" in bench
+    assert (site / "_images" / "sweep.png").exists()
     assert (site / "_images" / "speedup.png").exists()
     assert (site / "benchmarks" / "results.html").exists()
     assert 'href="benchmarks/results.html"' in bench
