@@ -186,6 +186,18 @@ HWY_INLINE hn::Vec<DO> Narrow(DO dout, DC dc, hn::Vec<DC> v) {
 // Computes 0/1 bytes (NumPy bool) from a mask.
 template <class DO, class DC>
 HWY_INLINE hn::Vec<DO> MaskToBool(DO dout, DC dc, hn::Mask<DC> m) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // AVX-512 masks are bits: one masked byte move makes the bytes, where
+  // widening the mask to lanes and truncating them takes several shuffles
+  // (float64 `greater` ran at 0.48 ns per element against NumPy's 0.21).
+  constexpr size_t kLanes = hn::MaxLanes(DO());
+  if constexpr (sizeof(hn::TFromD<DC>) > 1 && kLanes <= 16) {
+    return hn::Vec<DO>{_mm_maskz_mov_epi8(static_cast<__mmask16>(m.raw), _mm_set1_epi8(1))};
+  } else if constexpr (sizeof(hn::TFromD<DC>) > 1 && kLanes == 32) {
+    return hn::Vec<DO>{
+        _mm256_maskz_mov_epi8(static_cast<__mmask32>(m.raw), _mm256_set1_epi8(1))};
+  }
+#endif
   const hn::RebindToUnsigned<DC> du;
   const auto ones = hn::And(hn::VecFromMask(du, hn::RebindMask(du, m)),
                             hn::Set(du, hn::TFromD<decltype(du)>{1}));
