@@ -770,7 +770,10 @@ def _logical(name: str, word: str, when: str, ov: str, onnx: str, trt: str) -> _
         summary=f"Compute the truth value of `x1` {word} `x2`, element-wise.",
         semantics=f"""
             True where {when}. Each operand counts as its truth value: nonzero
-            is true, so NaN is true and ``-0.0`` is false. The result is bool
+            is true, so NaN is true and ``-0.0`` is false. A Python scalar counts
+            as its own truth, not as its value cast to the other operand's dtype
+            (``1e-300`` is true beside float16, ``300`` beside int8); a Python int
+            beyond int64 is an ``OverflowError``, as in NumPy. The result is bool
             for every supported dtype, as in NumPy.
             """,
         engines=(ov, onnx, trt),
