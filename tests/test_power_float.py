@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import eltwise
-from ew_helpers import FLOAT_DTYPES, HALF_DTYPES, assert_same, c99_pow_special, dtype_id, reference
+from ew_helpers import (BF16, FLOAT_DTYPES, HALF_DTYPES, assert_same, c99_pow_special, dtype_id,
+                        finfo, reference)
 
 # Bases and exponents that meet every branch: zeros, subnormals, the float32 limits,
 # +-1 and its neighbours, infinities, NaN, odd and even integers, halves, huge exponents.
@@ -154,3 +155,81 @@ def test_half_random(dtype, target, rng):
     got = eltwise.power(x, y)
     assert got.dtype == dtype
     assert_same(got, reference("power", x, y), ulp=1, inputs=(x, y))
+
+
+# Scalar exponents with loops of their own (0, 0.5, 1, 2, -1: one correctly rounded
+# operation; other integers up to 16: multiplication), and neighbours that take the
+# general path.
+_MULTIPLIED_EXPONENTS = [0, -0.0, 0.5, 1, 2, -1, 3, -2, 4, 5, -3, 7, 15, 16, -16]
+_GENERAL_EXPONENTS = [17, -17, 2.5, -0.5, 1.0 / 3.0]
+_CORRECTLY_ROUNDED = {1: lambda v: v, 2: lambda v: v * v, -1: lambda v: 1.0 / v, 0.5: np.sqrt}
+
+
+def _bases(dtype, rng, n=6000):
+    """The special table, then magnitudes over the dtype's whole range (so that powers
+    overflow, underflow and land on subnormals), both signs."""
+    specials = np.array(_SPECIAL_X, np.float64)
+    if dtype.itemsize == 2:
+        bits = rng.integers(0, 2**16, n, dtype=np.uint32).astype(np.uint16)
+        with np.errstate(all="ignore"):
+            return np.concatenate([specials.astype(dtype), bits.view(dtype)])
+    lo, hi = (-150, 128) if dtype == np.float32 else (-1075, 1024)
+    with np.errstate(all="ignore"):
+        mags = np.exp2(rng.uniform(lo, hi, n)) * rng.choice([-1.0, 1.0], n)
+        mags[: n // 4] = rng.uniform(-3, 3, n // 4)  # where most powers stay finite
+        return np.concatenate([specials, mags]).astype(dtype)
+
+
+@pytest.mark.parametrize("exponent", _MULTIPLIED_EXPONENTS + _GENERAL_EXPONENTS)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_scalar_exponent(dtype, exponent, target, rng):
+    """x ** scalar on every target: within 1 ULP of the reference, C99's special cases
+    exact; 0, 0.5, 1, 2 and -1 correctly rounded; a typed scalar and a 0-d array give
+    the same bits as the Python scalar; an exponent array (the general path) is within
+    1 ULP; a reversed strided base gives the same bits."""
+    x = _bases(dtype, rng)
+    typed = dtype.type(exponent)
+    # A Python float with bfloat16 promotes to float32 (ml_dtypes' loops, and eltwise)
+    scalar = typed if dtype == BF16 else exponent
+    got = eltwise.power(x, scalar)
+    assert_same(got, reference("power", x, scalar), ulp=1, inputs=(x, exponent))
+    with np.errstate(all="ignore"):  # signaling NaNs among the random bits
+        mask, value = c99_pow_special(x, exponent)
+        special = value[mask].astype(dtype)
+    assert_same(got[mask], special, inputs=(x[mask], exponent))
+    if exponent == 0:
+        assert_same(got, np.ones_like(x))
+    elif exponent in _CORRECTLY_ROUNDED:
+        with np.errstate(all="ignore"):
+            exact = _CORRECTLY_ROUNDED[exponent](x.astype(np.float64)).astype(dtype)
+        exact[mask] = special  # sqrt's -0 and NaN at -inf are not pow's
+        assert_same(got, exact, inputs=(x, exponent))
+    multiplied = dtype != np.float64 or target.startswith("AVX")  # float64 needs FMA
+    if exponent in (3, -2, 4, 5, -3, 7, 15, 16, -16) and multiplied:
+        # Multiplied powers are correctly rounded but for the rare lane within a few
+        # units of 2^-2p of a midpoint: a plain x * x * x, say, is off in ~1/4 of them.
+        # (The long double reference rounds twice: ~0.05% of its lanes are off.)
+        wide = np.longdouble if dtype == np.float64 else np.float64
+        with np.errstate(all="ignore"):
+            rounded = np.power(x.astype(wide), wide(exponent)).astype(dtype)
+            normal = np.isfinite(rounded) & (np.abs(rounded) >= finfo(dtype).smallest_normal)
+        assert normal.sum() > 200
+        assert (got[normal] == rounded[normal]).mean() > 0.995
+    assert_same(eltwise.power(x, typed), got)
+    assert_same(eltwise.power(x, np.array(exponent, dtype)), got)
+    with np.errstate(all="ignore"):
+        assert_same(got, eltwise.power(x, np.full_like(x, typed)), ulp=1, inputs=(x, exponent))
+    assert_same(eltwise.power(x[::-2], scalar), np.ascontiguousarray(got[::-2]))
+
+
+def test_float64_cube_near_double_word_limits(target, rng):
+    """float64 x**3 and x**-5 with results around 2^+-960 (where the double-word path
+    hands over to the general one) and near overflow and underflow: within 1 ULP."""
+    n = 8000
+    t = np.concatenate([rng.uniform(955, 965, n), rng.uniform(-965, -955, n),
+                        rng.uniform(1020, 1025, n), rng.uniform(-1080, -1018, n)])
+    for e in (3, -5, 16):
+        x = np.exp2(t / e) * rng.choice([-1.0, 1.0], t.size)
+        got = eltwise.power(x, e)
+        with np.errstate(all="ignore"):
+            assert_same(got, np.power(x, float(e)), ulp=1, inputs=(x, e))

@@ -264,7 +264,8 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
                                                  : OneOf<T>();
   for (size_t j = 0; j < kMaxLanes; ++j) splat[j] = s;
   const auto vs = Widen(dc, hn::LoadU(ds, splat));
-  if constexpr (kKind == LoopKind::kScalarSecond) op.PrepareScalarSecond(s);
+  // In the compute type: a half-precision scalar arrives widened to float.
+  if constexpr (kKind == LoopKind::kScalarSecond) op.PrepareScalarSecond(hn::GetLane(vs));
 
   // The result lanes for one vector of each operand, read from pa and pb
   // (the broadcast operand of a scalar kind is vs instead).
@@ -309,7 +310,7 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
 
 // Base for ops: reports no flags, needs no preparation. An op may shadow
 // PrepareScalarSecond to precompute from the broadcast second operand (a
-// scalar divisor, say) before the loop runs.
+// scalar divisor, say; in the op's compute type) before the loop runs.
 struct OpBase {
   int flags() const { return 0; }
   template <typename T>

@@ -12,6 +12,11 @@
 // float64: SLEEF's vector pow (u10: at most 1 ULP, C99's special cases exact);
 // results SLEEF overflows (true overflows, and finite ones just below
 // DBL_MAX that it gets wrong) through the C library's pow.
+// A scalar float exponent (the scalar-second loop kind) that is 0, 0.5 or an
+// integer with |n| <= 16 skips log and exp: 1, a square root, or
+// multiplication (PowerByScalarLoop below). Those results are correctly rounded
+// or within 1 ULP too, but need not carry the same bits as the general path
+// for the same operands, nor (beyond 1, 2 and -1) on targets without FMA.
 // Integers: exact, wrapping, by squaring one lane at a time; 0**0 == 1. A
 // negative exponent on a signed base is rejected before the kernel runs.
 
@@ -297,9 +302,256 @@ struct PowerOp : OpBase {
   }
 };
 
+// PowerOp's general path, kept out of line: the fallback of a fast path
+// would otherwise make its loop too big to inline (a call per vector cost
+// more than the multiplication itself).
+template <class D, class V>
+HWY_NOINLINE V PowGeneral(D d, V a, V b) {
+  return PowerOp()(d, a, b);
+}
+
+// The largest |n| of an integer scalar exponent computed by multiplication:
+// at most 4 squarings and 4 products, cheaper than log and exp.
+constexpr double kMaxMultipliedExponent = 16;
+
+// Computes x^n (1 <= |n| <= 16) of float64 lanes by binary powering in
+// float64, for float32 results: at most 9 roundings (2^-49.8 relative) before
+// the one to float32, so within 1 ULP (0.5 ULP + 2^-25). No range trouble:
+// a float32 x^|n| is within float64's range or overflows it only when the
+// float32 result is inf (or, for n < 0, 0 with the right sign); for a result
+// float32 can hold, every partial product lies between 1 and the result.
+template <class DD, class VD = hn::Vec<DD>>
+HWY_INLINE VD PowIntegerF64(DD dd, VD x, int n) {
+  unsigned m = static_cast<unsigned>(n < 0 ? -n : n);
+  VD base = x;
+  while (!(m & 1)) {
+    base = hn::Mul(base, base);
+    m >>= 1;
+  }
+  VD r = base;
+  for (m >>= 1; m != 0; m >>= 1) {
+    base = hn::Mul(base, base);
+    if (m & 1) r = hn::Mul(r, base);
+  }
+  return n < 0 ? hn::Div(hn::Set(dd, 1.0), r) : r;
+}
+
+// x^n (1 <= |n| <= 16) of float32 lanes through PowIntegerF64 on float64
+// halves, rounded once.
+template <class DF, class VF = hn::Vec<DF>>
+HWY_INLINE VF PowIntegerViaF64(DF df, VF x, int n) {
+#if HWY_TARGET == HWY_SCALAR
+  // Highway's scalar DemoteTo clamps to the float range (inf -> FLT_MAX).
+  const hn::Rebind<double, DF> dd;
+  return hn::Set(df, static_cast<float>(hn::GetLane(PowIntegerF64(dd, hn::PromoteTo(dd, x), n))));
+#else
+  const hn::Half<DF> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const auto lo = PowIntegerF64(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)), n);
+  const auto hi = PowIntegerF64(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)), n);
+  return hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+#endif
+}
+
+#if HWY_NATIVE_FMA
+// The lanes of a double-word result within [2^-100, 2^100] (float) or
+// [2^-960, 2^960] (double). Outside (zeros, infinities, NaN, overflow,
+// underflow) the error terms stop being exact; inside, every partial product
+// of a power lies between 1 and the result, so none overflows or underflows.
+template <class D, class V>
+HWY_INLINE hn::Mask<D> InDoubleWordRange(D d, V r) {
+  using C = hn::TFromD<D>;
+  constexpr double kLimit = sizeof(C) == 4 ? 0x1p100 : 0x1p960;
+  const V mag = hn::Abs(r);
+  return hn::And(hn::Ge(mag, hn::Set(d, static_cast<C>(1 / kLimit))),
+                 hn::Le(mag, hn::Set(d, static_cast<C>(kLimit))));
+}
+
+// r where InDoubleWordRange holds, fallback() elsewhere: lane by lane, so a
+// result never depends on its neighbours in the vector. Rare: one test per
+// vector.
+template <class D, class V, class F>
+HWY_INLINE V DoubleWordOr(D d, V r, F fallback) {
+  const auto ok = InDoubleWordRange(d, r);
+  if (HWY_LIKELY(hn::AllTrue(d, ok))) return r;
+  return hn::IfThenElse(ok, r, fallback());
+}
+
+// A float64 value h + l in double-word form; `single` says l is zero.
+template <class V>
+struct DoubleWord {
+  V h, l;
+  bool single;
+};
+
+// x * y in double-word form: the exact product of the heads from a fused
+// multiply-add, the cross terms added, then renormalized so that h is the
+// double nearest h + l. Exact to a few units of 2^-106 while no product
+// underflows; the product of two single words is exact.
+template <class V>
+HWY_INLINE DoubleWord<V> MulDoubleWord(const DoubleWord<V>& x, const DoubleWord<V>& y) {
+  const V p = hn::Mul(x.h, y.h);
+  V e = hn::MulSub(x.h, y.h, p);
+  if (x.single && y.single) return {p, e, false};
+  if (!y.single) e = hn::MulAdd(x.h, y.l, e);
+  if (!x.single) e = hn::MulAdd(x.l, y.h, e);
+  const V h = hn::Add(p, e);
+  return {h, hn::Sub(e, hn::Sub(h, p)), false};
+}
+
+// Computes x^n (3 <= |n| <= 16, or -2) of float64 lanes by binary powering in
+// double-word arithmetic: at most 8 products, then one rounding, so within
+// 1 ULP (0.5 ULP + 2^-100) and almost always correctly rounded where
+// InDoubleWordRange holds.
+template <class D, class V>
+HWY_INLINE V PowIntegerDoubleWord(D d, V x, int n) {
+  unsigned m = static_cast<unsigned>(n < 0 ? -n : n);
+  DoubleWord<V> base{x, hn::Zero(d), true};
+  while (!(m & 1)) {
+    base = MulDoubleWord(base, base);
+    m >>= 1;
+  }
+  DoubleWord<V> acc = base;
+  for (m >>= 1; m != 0; m >>= 1) {
+    base = MulDoubleWord(base, base);
+    if (m & 1) acc = MulDoubleWord(acc, base);
+  }
+  V result = acc.h;
+  if (n < 0) {  // 1 / (h + l): q plus one Newton step, its residual exact by FMA
+    const V one = hn::Set(d, 1.0);
+    const V q = hn::Div(one, acc.h);
+    const V residual = hn::NegMulAdd(q, acc.l, hn::NegMulAdd(q, acc.h, one));
+    result = hn::MulAdd(q, residual, q);
+  }
+  return result;
+}
+
+// x^3 of float32 or float64 lanes, straight-line: x * x exactly as h + e,
+// then h * x exactly plus e * x rounded once (2^-2p relative), then one
+// rounding: within 1 ULP (0.5 ULP + 2^-2p+1) where InDoubleWordRange holds.
+template <class V>
+HWY_INLINE V CubeDoubleWord(V x) {
+  const V h = hn::Mul(x, x);
+  const V e = hn::MulSub(x, x, h);
+  const V c = hn::Mul(h, x);
+  return hn::Add(c, hn::MulAdd(e, x, hn::MulSub(h, x, c)));
+}
+#endif
+
+// pow(x, b) for a scalar exponent b (the scalar-second loop kind) on float
+// lanes (float16 and bfloat16 compute in float32), one functor per kind of
+// exponent so that the loop holds no per-vector choice.
+
+// b == +-0: 1, NaN x included.
+struct PowZeroExponent : OpBase {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D d, V, V) const {
+    return hn::Set(d, hn::TFromD<D>{1});
+  }
+};
+
+// b == 0.5: the square root, with pow's +0 for -0 (sqrt's is -0) and +inf
+// for -inf (sqrt's is NaN).
+struct PowHalfExponent : OpBase {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V) const {
+    const V inf = hn::Set(d, std::numeric_limits<hn::TFromD<D>>::infinity());
+    return hn::IfThenElse(hn::Eq(a, hn::Neg(inf)), inf, hn::Add(hn::Sqrt(a), hn::Zero(d)));
+  }
+};
+
+// b == 1, 2, -1: x, x * x, 1 / x, each correctly rounded (and pow's special
+// cases: (-0)^2 == +0, 1 / -0 == -inf).
+struct PowOneExponent : OpBase {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D, V a, V) const { return a; }
+};
+struct PowTwoExponent : OpBase {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D, V a, V) const { return hn::Mul(a, a); }
+};
+struct PowMinusOneExponent : OpBase {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V) const {
+    return hn::Div(hn::Set(d, hn::TFromD<D>{1}), a);
+  }
+};
+
+// b == 3: CubeDoubleWord (FMA targets), else float64 multiplication for
+// float32 lanes and the general path for float64 ones.
+struct PowThreeExponent : OpBase {
+  template <typename T> using Compute = Arith<T>;
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
+    const auto fallback = [&]() {
+      if constexpr (std::is_same<hn::TFromD<D>, float>::value) {
+        return PowIntegerViaF64(d, a, 3);
+      } else {
+        return PowGeneral(d, a, b);
+      }
+    };
+#if HWY_NATIVE_FMA
+    return DoubleWordOr(d, CubeDoubleWord(a), fallback);
+#else
+    return fallback();
+#endif
+  }
+};
+
+// Other integers with |b| <= 16: float64 multiplication for float32 lanes,
+// double-word multiplication for float64 lanes (FMA targets only), the
+// general path where that is out of its range.
+struct PowIntegerExponent : OpBase {
+  template <typename T> using Compute = Arith<T>;
+  int n = 0;
+  template <typename C> void PrepareScalarSecond(C b) { n = static_cast<int>(b); }
+
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
+    if constexpr (std::is_same<hn::TFromD<D>, float>::value) {
+      (void)b;
+      return PowIntegerViaF64(d, a, n);
+    } else {
+#if HWY_NATIVE_FMA
+      return DoubleWordOr(d, PowIntegerDoubleWord(d, a, n), [&]() { return PowGeneral(d, a, b); });
+#else
+      return PowGeneral(d, a, b);
+#endif
+    }
+  }
+};
+
+// The scalar-second loop of float power: picks the functor for the exponent
+// b[0], then runs it.
+template <typename T>
+int PowerByScalarLoop(const void* a, const void* b, void* out, size_t n, bool stream) {
+  using C = Arith<T>;
+  constexpr LoopKind kKind = LoopKind::kScalarSecond;
+  const hn::CappedTag<C, 1> dc;
+  const double e = hn::GetLane(Widen(dc, hn::LoadU(hn::Rebind<T, decltype(dc)>(),
+                                                   static_cast<const T*>(b))));
+  if (e == 0) return BinaryLoop<PowZeroExponent, T, T, kKind>(a, b, out, n, stream);
+  if (e == 0.5) return BinaryLoop<PowHalfExponent, T, T, kKind>(a, b, out, n, stream);
+  if (e == 1) return BinaryLoop<PowOneExponent, T, T, kKind>(a, b, out, n, stream);
+  if (e == 2) return BinaryLoop<PowTwoExponent, T, T, kKind>(a, b, out, n, stream);
+  if (e == -1) return BinaryLoop<PowMinusOneExponent, T, T, kKind>(a, b, out, n, stream);
+  const bool multiply = std::is_same<C, float>::value || HWY_NATIVE_FMA;
+  if (e == 3 && multiply) return BinaryLoop<PowThreeExponent, T, T, kKind>(a, b, out, n, stream);
+  if (std::abs(e) <= kMaxMultipliedExponent && e == std::trunc(e) && multiply) {
+    return BinaryLoop<PowIntegerExponent, T, T, kKind>(a, b, out, n, stream);
+  }
+  return BinaryLoop<PowerOp, T, T, kKind>(a, b, out, n, stream);
+}
+
+template <typename... Ts>
+void SetScalarExponentLoops(KernelTable& t) {
+  ((t.k[static_cast<int>(OpId::kPower)][static_cast<int>(DTypeOf<Ts>())]
+       [static_cast<int>(LoopKind::kScalarSecond)] = &PowerByScalarLoop<Ts>),
+   ...);
+}
+
 // Fills the rows of this family for the current target.
 void FillPower(KernelTable& t) {
   SetLoopsFor<PowerOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kPower);
+  SetScalarExponentLoops<ELTWISE_FLOAT_TYPES>(t);
 }
 
 }  // namespace HWY_NAMESPACE
