@@ -569,6 +569,15 @@ _ARITH["power"] = _Op(
         1-ULP vector ``pow``), with C99's special cases exact: ``pow(x, 0) == 1`` for
         every x, NaN too, and ``pow(1, y) == 1`` for every y, NaN too. A
         negative base with a non-integer exponent gives nan, silently.
+        A scalar exponent (a Python or NumPy scalar, a 0-d array, or one
+        broadcast along the base) of 0, 0.5, 1, 2 or -1 gives the correctly
+        rounded ``1``, ``sqrt(x)``, ``x``, ``x * x`` or ``1 / x`` (with
+        pow's ``+0`` for ``-0 ** 0.5`` and ``+inf`` for ``-inf ** 0.5``, where
+        NumPy's own scalar-0.5 shortcut gives ``-0.0`` and nan); other
+        integers up to 16 in magnitude are computed by multiplication in extra
+        precision, correctly rounded but for rare lanes next to a rounding
+        midpoint. Those may differ in the last bit from the same exponent
+        given as an array.
 
         Integers: exact, wrapping around on overflow (two's complement);
         ``0 ** 0 == 1``. A negative exponent with a signed integer dtype is a
@@ -591,8 +600,10 @@ _ARITH["power"] = _Op(
         FMA, 1.4-1.7x faster) in the last bit of about 0.1% of elements;
         float32 results differ only where a float64 FMA and two roundings
         fall either side of a float32 rounding boundary (rare: none in 10**6
-        random pairs). Integer results are the same on every target. Results
-        are the same for any number of threads.
+        random pairs). A scalar integer exponent other than 1, 2 and -1
+        is multiplied out for float64 only with FMA (AVX2, AVX-512). Integer
+        results are the same on every target. Results are the same for any
+        number of threads and any memory layout.
         """,
     see_also="""
         multiply : The product of the operands.
