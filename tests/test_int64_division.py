@@ -1,6 +1,7 @@
 """64-bit integer division through float64 (kernels/division.cc, DivideBelow2p53).
 
-A vector whose lanes all lie below 2^53 in magnitude is divided in float64, exactly; a
+A vector whose lanes all lie below 2^53 in magnitude (on targets without AVX-512's
+int64/float64 conversions: 2^50 signed, 2^51 unsigned) is divided in float64, exactly; a
 vector with any lane beyond takes the per-lane path. These tests put values on both sides
 of the boundary, in the same vector and in different vectors of one call, on every target,
 for both roundings and both results, and compare with NumPy bit for bit."""
@@ -38,10 +39,11 @@ def expected(op, a, b):
 def boundary_values(dtype):
     if dtype == np.int64:
         vals = [0, 1, -1, 2, -2, 3, 7, -8, B - 1, B, B + 1, -B + 1, -B, -B - 1, B // 3, -B // 3,
-                I64.max, I64.min, I64.max - 1, I64.min + 1, 10**12, -(10**12)]
+                I64.max, I64.min, I64.max - 1, I64.min + 1, 10**12, -(10**12),
+                2**50 - 1, 2**50, -(2**50), -(2**50) - 1, 2**51 - 1, 2**51, -(2**51)]
     else:
         vals = [0, 1, 2, 3, 7, 8, B - 1, B, B + 1, B // 3, U64.max, U64.max - 1, 2**63,
-                2**63 - 1, 10**12]
+                2**63 - 1, 10**12, 2**50, 2**51 - 1, 2**51, 2**51 + 1]
     return np.array(vals, dtype=dtype)
 
 

@@ -205,6 +205,16 @@ struct IntDivideByScalar {
 // trunc(a/b). Then |q*b| <= |a| <= 2^53 and r = a - q*b are exact doubles, and
 // the floor step (q - 1, r + b where r and b differ in sign) stays below 2^53.
 // A zero divisor gives 0 (IntDivide raises the flag).
+//
+// Without AVX-512's conversions between int64 and float64 (Highway emulates
+// them in a dozen operations each, which made this path slower than dividing
+// one lane at a time), the bound is 2^50 (signed) or 2^51 (unsigned) and
+// the conversions are two operations each: for an integer v in [-2^51, 2^51),
+// 1.5 * 2^52 + v lies in [2^52, 2^53), where doubles are the integers, so its
+// bits are those of 1.5 * 2^52 plus v. Every result lies in [-2^50, 2^50]
+// (signed: |q| <= |a| <= 2^50, |r| < |b|, and the floor step's q - 1 only
+// where |q| < |a / b|) or [0, 2^51) (unsigned), inside that range, so the way
+// back is the same sum read the other way.
 template <Rounding kRound, Result kResult, class D, class V>
 HWY_INLINE bool DivideBelow2p53(D d, V a, V b, V* result) {
 #if HWY_TARGET == HWY_SCALAR
@@ -215,16 +225,35 @@ HWY_INLINE bool DivideBelow2p53(D d, V a, V b, V* result) {
   const hn::RebindToUnsigned<D> du;
   const hn::RebindToSigned<D> di;
   const hn::Rebind<double, D> df;
+#if HWY_TARGET <= HWY_AVX3
+  constexpr bool kNativeConversions = true;
+  constexpr int kBits = 53;  // |a|, |b| <= 2^53 (signed), < 2^53 (unsigned)
+#else
+  constexpr bool kNativeConversions = false;
+  constexpr int kBits = std::is_signed<T>::value ? 50 : 51;
+#endif
   auto ua = hn::BitCast(du, a), ub = hn::BitCast(du, b);
-  if constexpr (std::is_signed<T>::value) {  // a + 2^53 in [0, 2^54)
-    const auto bias = hn::Set(du, uint64_t{1} << 53);
-    const auto high = hn::ShiftRight<54>(hn::Or(hn::Add(ua, bias), hn::Add(ub, bias)));
+  if constexpr (std::is_signed<T>::value) {  // a + 2^kBits in [0, 2^(kBits + 1))
+    const auto bias = hn::Set(du, uint64_t{1} << kBits);
+    const auto high = hn::ShiftRight<kBits + 1>(hn::Or(hn::Add(ua, bias), hn::Add(ub, bias)));
     if (!hn::AllTrue(du, hn::Eq(high, hn::Zero(du)))) return false;
   } else {
-    if (!hn::AllTrue(du, hn::Eq(hn::ShiftRight<53>(hn::Or(ua, ub)), hn::Zero(du)))) return false;
+    if (!hn::AllTrue(du, hn::Eq(hn::ShiftRight<kBits>(hn::Or(ua, ub)), hn::Zero(du)))) {
+      return false;
+    }
   }
-  const auto fa = hn::ConvertTo(df, hn::BitCast(di, a));
-  auto fb = hn::ConvertTo(df, hn::BitCast(di, b));
+  const auto magic_bits = hn::Set(du, uint64_t{0x4338000000000000});  // 1.5 * 2^52
+  const auto magic = hn::BitCast(df, magic_bits);
+  const auto to_double = [&](V v) {
+    if constexpr (kNativeConversions) return hn::ConvertTo(df, hn::BitCast(di, v));
+    return hn::Sub(hn::BitCast(df, hn::Add(hn::BitCast(du, v), magic_bits)), magic);
+  };
+  const auto to_int = [&](hn::Vec<decltype(df)> f) {
+    if constexpr (kNativeConversions) return hn::BitCast(d, hn::ConvertTo(di, f));
+    return hn::BitCast(d, hn::Sub(hn::BitCast(du, hn::Add(f, magic)), magic_bits));
+  };
+  const auto fa = to_double(a);
+  auto fb = to_double(b);
   const auto b_zero = hn::Eq(fb, hn::Zero(df));
   fb = hn::IfThenElse(b_zero, hn::Set(df, 1.0), fb);
   auto q = hn::Trunc(hn::Div(fa, fb));
@@ -234,8 +263,7 @@ HWY_INLINE bool DivideBelow2p53(D d, V a, V b, V* result) {
     q = hn::IfThenElse(adjust, hn::Sub(q, hn::Set(df, 1.0)), q);
     r = hn::IfThenElse(adjust, hn::Add(r, fb), r);
   }
-  const auto v = hn::IfThenZeroElse(b_zero, kResult == Result::kQuotient ? q : r);
-  *result = hn::BitCast(d, hn::ConvertTo(di, v));
+  *result = to_int(hn::IfThenZeroElse(b_zero, kResult == Result::kQuotient ? q : r));
   return true;
 #endif
 }
