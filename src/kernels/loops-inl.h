@@ -208,6 +208,35 @@ HWY_INLINE hn::Vec<DO> MaskToBool(DO dout, DC dc, hn::Mask<DC> m) {
   }
 }
 
+#if HWY_TARGET == HWY_AVX2
+// 32 comparison results as NumPy's 0/1 bytes, from four vectors of 32-bit
+// lanes that are 0 or -1: two signed packs (which interleave the 128-bit
+// halves), one permute back into order, then abs (-1 -> 1). One 32-byte
+// store where MaskToBool's truncation takes several shuffles and a short
+// store per vector (greater on float32 ran at 0.75x NumPy's speed, which
+// packs this way; float64 at 0.65x).
+HWY_INLINE __m256i PackBoolBytes(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
+  const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, v3));
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  return _mm256_abs_epi8(_mm256_permutevar8x32_epi32(bytes, order));
+}
+
+// The 0/-1 lanes of a mask, as integers.
+template <class DC, class M>
+HWY_INLINE __m256i MaskLanes(DC dc, M m) {
+  return hn::BitCast(hn::RebindToSigned<DC>(), hn::VecFromMask(dc, m)).raw;
+}
+
+// Two masks of 64-bit lanes as one vector of 32-bit lanes, in order: the low
+// halves of each (shuffle), then the 64-bit pairs back into order (permute).
+template <class DC, class M>
+HWY_INLINE __m256i MaskLanes64(DC dc, M m0, M m1) {
+  const __m256 w = _mm256_shuffle_ps(_mm256_castsi256_ps(MaskLanes(dc, m0)),
+                                     _mm256_castsi256_ps(MaskLanes(dc, m1)), _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_permute4x64_epi64(_mm256_castps_si256(w), _MM_SHUFFLE(3, 1, 2, 0));
+}
+#endif
+
 // The op's result (a vector or a mask) as result-storage lanes.
 template <class DO, class DC, class R>
 HWY_INLINE hn::Vec<DO> ResultLanes(DO dout, DC dc, R r) {
@@ -301,6 +330,25 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
       hwy::FlushStream();
     }
   }
+#if HWY_TARGET == HWY_AVX2
+  // Comparisons of 32- and 64-bit lanes: 32 results per store.
+  using R = decltype(op(dc, vs, vs));
+  if constexpr (sizeof(O) == 1 && sizeof(C) >= 4 && std::is_same<R, hn::Mask<decltype(dc)>>::value) {
+    const auto mask_at = [&](size_t j) {
+      const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, a + j));
+      const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, b + j));
+      return op(dc, va, vb);
+    };
+    const auto lanes32 = [&](size_t j) {  // results j .. j + 7 as 32-bit lanes
+      if constexpr (sizeof(C) == 4) return MaskLanes(dc, mask_at(j));
+      else return MaskLanes64(dc, mask_at(j), mask_at(j + 4));
+    };
+    for (; i + 32 <= n; i += 32) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                          PackBoolBytes(lanes32(i), lanes32(i + 8), lanes32(i + 16), lanes32(i + 24)));
+    }
+  }
+#endif
   for (; i + N <= n; i += N) {
     hn::StoreU(result_at(a + i, b + i), dout, out + i);
   }
