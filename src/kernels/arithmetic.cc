@@ -59,7 +59,16 @@ struct ExtremumOp : OpBase {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
-      // Highway's Max/Min follow the hardware on ties and NaN: not used.
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+      if constexpr (!kFirstOnTie) {
+        // Highway's Max/Min are x86's maxps/minps here: a > b ? a : b (a < b),
+        // so the second operand on a tie and where either is NaN; only a NaN
+        // first operand needs the fix. Half the operations of the general form.
+        const V r = kMax ? hn::Max(a, b) : hn::Min(a, b);
+        return hn::IfThenElse(hn::IsNaN(a), a, r);
+      }
+#endif
+      // Elsewhere Highway's Max/Min follow other hardware rules: not used.
       const auto b_wins = kFirstOnTie ? (kMax ? hn::Lt(a, b) : hn::Lt(b, a))
                                       : (kMax ? hn::Le(a, b) : hn::Le(b, a));
       const V r = hn::IfThenElse(hn::Or(b_wins, hn::IsNaN(b)), b, a);
