@@ -216,8 +216,9 @@ def _size_label(n: int) -> str:
 # Fresh result vs out=: float32 ops on the largest sweep size (the 1.6e7).
 OUT_VARIANT_DTYPES = ("float32",)
 OUT_VARIANT_OPS = ("divide", "add", "multiply")
-# Calls below this many elements run on one thread in eltwise (256 KiB of traffic): the
-# passes with more threads skip them (the 1-thread pass has them).
+# Calls below this many elements run on one thread in eltwise (below 256 KiB of traffic,
+# 512 KiB for ops as cheap as moving their bytes): the passes with more threads skip them
+# (the 1-thread pass has them).
 MULTI_THREAD_MIN = 10**5
 
 

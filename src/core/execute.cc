@@ -273,7 +273,7 @@ static int ExecuteColumnRepeated(const Plan& plan, const ExecuteArgs& in_args, b
   w.blocks = (rows + w.k - 1) / w.k;
   const size_t bytes = static_cast<size_t>(plan.size) * (2 * args.in_itemsize + args.out_itemsize);
   ThreadPool& pool = ThreadPool::Get();
-  const int tasks = bytes >= kParallelBytes ? pool.threads() : 1;
+  const int tasks = bytes >= args.parallel_bytes ? pool.threads() : 1;
   if (tasks <= 1) {
     RunColumnBlocks(w, 0, w.blocks);
   } else {
@@ -286,7 +286,7 @@ static int ExecuteColumnRepeated(const Plan& plan, const ExecuteArgs& in_args, b
 int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   if (plan.size == 0) return 0;
   if (plan.ndim == 1 && static_cast<size_t>(plan.size) * (2 * in_args.in_itemsize +
-                                                          in_args.out_itemsize) < kParallelBytes) {
+                                                          in_args.out_itemsize) < in_args.parallel_bytes) {
     // One run on this thread: small calls pay for nothing else.
     return RunInner(in_args, in_args.a, in_args.b, in_args.out, plan.shape[0], plan.stride[kA][0],
                     plan.stride[kB][0], plan.stride[kOut][0]);
@@ -305,7 +305,7 @@ int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   const int64_t n = plan.shape[plan.ndim - 1];
   const size_t bytes = static_cast<size_t>(plan.size) * (2 * args.in_itemsize + args.out_itemsize);
   ThreadPool& pool = ThreadPool::Get();
-  int tasks = bytes >= kParallelBytes ? pool.threads() : 1;
+  int tasks = bytes >= args.parallel_bytes ? pool.threads() : 1;
   // Chunks of at least 16K elements keep the per-chunk cost negligible.
   const int64_t rows = plan.size / n;
   w.chunk = n;

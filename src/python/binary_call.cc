@@ -225,8 +225,9 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   ExecuteArgs ex{PyArray_BYTES(arr[0].arr()), PyArray_BYTES(arr[1].arr()),
                  PyArray_BYTES(target.arr()), isz, osz,
                  Kernels().k[static_cast<int>(op)][static_cast<int>(compute)]};
+  ex.parallel_bytes = ParallelBytes(op, compute);
   int flags;
-  if (static_cast<size_t>(plan.size) * (2 * isz + osz) >= kParallelBytes) {
+  if (static_cast<size_t>(plan.size) * (2 * isz + osz) >= ex.parallel_bytes) {
     Py_BEGIN_ALLOW_THREADS
     // A pool miss: fault the new pages in on every thread first (~5-15% faster).
     if (new_pages) FaultInPages(ex.out, static_cast<size_t>(PyArray_NBYTES(target.arr())));
