@@ -1,4 +1,4 @@
-"""64-bit integer division through float64 (kernels/division.cc, DivideBelow2p53).
+"""64-bit integer division through float64 (kernels/division.cc, DivideBelowBound).
 
 A vector whose lanes all lie below 2^53 in magnitude (on targets without AVX-512's
 int64/float64 conversions: 2^50 signed, 2^51 unsigned) is divided in float64, exactly; a

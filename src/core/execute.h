@@ -18,8 +18,8 @@ struct ExecuteArgs {
   size_t in_itemsize;   // a and b share the compute dtype
   size_t out_itemsize;
   const BinaryKernel* kernels;  // indexed by LoopKind
+  size_t parallel_bytes;        // ParallelBytes of the op and compute dtype
   bool stream = false;          // set by Execute
-  size_t parallel_bytes = size_t{1} << 18;  // see ParallelBytes
 };
 
 // Bytes a call must move before it is split across threads: 256 KiB, or

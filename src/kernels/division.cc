@@ -194,8 +194,9 @@ struct IntDivideByScalar {
 };
 
 // 64-bit integer quotient or remainder of every lane through float64, when
-// every lane of a and b lies in [-2^53, 2^53) (unsigned: [0, 2^53)); false,
-// leaving *result alone, otherwise.
+// every lane of a and b lies within the bound: [-2^53, 2^53) (unsigned:
+// [0, 2^53)) with AVX-512, tighter without (below); false, leaving *result
+// alone, otherwise.
 //
 // Exact: a and b convert exactly. If a/b is an integer k, |k| <= 2^53 is a
 // double, so the rounded quotient is k. Otherwise a/b lies strictly between
@@ -216,7 +217,7 @@ struct IntDivideByScalar {
 // where |q| < |a / b|) or [0, 2^51) (unsigned), inside that range, so the way
 // back is the same sum read the other way.
 template <Rounding kRound, Result kResult, class D, class V>
-HWY_INLINE bool DivideBelow2p53(D d, V a, V b, V* result) {
+HWY_INLINE bool DivideBelowBound(D d, V a, V b, V* result) {
 #if HWY_TARGET == HWY_SCALAR
   (void)d, (void)a, (void)b, (void)result;
   return false;
@@ -227,7 +228,7 @@ HWY_INLINE bool DivideBelow2p53(D d, V a, V b, V* result) {
   const hn::Rebind<double, D> df;
 #if HWY_TARGET <= HWY_AVX3
   constexpr bool kNativeConversions = true;
-  constexpr int kBits = 53;  // |a|, |b| <= 2^53 (signed), < 2^53 (unsigned)
+  constexpr int kBits = 53;  // a, b in [-2^kBits, 2^kBits) (signed), [0, 2^kBits)
 #else
   constexpr bool kNativeConversions = false;
   constexpr int kBits = std::is_signed<T>::value ? 50 : 51;
@@ -284,7 +285,7 @@ struct IntDivide : OpBase {
     if constexpr (sizeof(C) == 8 && !std::is_same<C, double>::value) {
       // Vectors with a lane at or beyond 2^53 go one lane at a time.
       V exact;
-      if (DivideBelow2p53<kRound, kResult>(d, a, b, &exact)) return exact;
+      if (DivideBelowBound<kRound, kResult>(d, a, b, &exact)) return exact;
       return PerLane(d, a, b, [](C x, C y) { return DivideOne<kRound, kResult>(x, y); });
     } else {
       // float32 for int32 lanes (from 8/16-bit), float64 for 32-bit storage.

@@ -224,8 +224,8 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   const Plan plan = MakePlan(shape, nd, la.strides, lb.strides, ostrides);
   ExecuteArgs ex{PyArray_BYTES(arr[0].arr()), PyArray_BYTES(arr[1].arr()),
                  PyArray_BYTES(target.arr()), isz, osz,
-                 Kernels().k[static_cast<int>(op)][static_cast<int>(compute)]};
-  ex.parallel_bytes = ParallelBytes(op, compute);
+                 Kernels().k[static_cast<int>(op)][static_cast<int>(compute)],
+                 ParallelBytes(op, compute)};
   int flags;
   if (static_cast<size_t>(plan.size) * (2 * isz + osz) >= ex.parallel_bytes) {
     Py_BEGIN_ALLOW_THREADS

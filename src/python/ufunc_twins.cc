@@ -64,8 +64,7 @@ int RunKernels(const LoopData& d, char** args, npy_intp n, const npy_intp* steps
   plan.shape[0] = n;
   plan.size = n;
   for (int s = 0; s < 3; ++s) plan.stride[s][0] = steps[s];
-  ExecuteArgs ex{args[0], args[1], args[2], isz, osz, k};
-  ex.parallel_bytes = ParallelBytes(d.op, d.dtype);
+  ExecuteArgs ex{args[0], args[1], args[2], isz, osz, k, ParallelBytes(d.op, d.dtype)};
   return Execute(plan, ex);
 }
 
