@@ -54,6 +54,11 @@ def layouts(a, b):
     yield "numpy-scalar-left", a[0], b
     yield "numpy-scalar-right", a, b[-1]
     yield "strided", a2[::2], b3[::3]
+    b2 = np.empty(2 * n, b.dtype)
+    b2[::2] = b
+    yield "every-other", a2[::2], b2[::2]
+    yield "strided-scalar", a2[::2], b[:1]
+    yield "scalar-strided", a[:1], b3[::3]
     yield "reversed", a[::-1], b
     yield "zero-stride", np.broadcast_to(a[:1], (n,)), b[::-1]
 

@@ -57,6 +57,12 @@ enum KernelFlags : int { kFlagDivideByZero = 1 };
 // Returns KernelFlags.
 using BinaryKernel = int (*)(const void* a, const void* b, void* out, size_t n, bool stream);
 
+// Inner loop over strided operands: out[i] = op(a[i * sa], b[i * sb]) for
+// i < n, byte strides (0 for a broadcast element), out contiguous. Returns
+// KernelFlags.
+using StridedKernel = int (*)(const void* a, int64_t sa, const void* b, int64_t sb, void* out,
+                              size_t n);
+
 }  // namespace eltwise
 
 #endif  // ELTWISE_CORE_DTYPE_H_

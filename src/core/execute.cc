@@ -46,6 +46,7 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
                                      : LoopKind::kContiguous;
     return x.kernels[static_cast<int>(kind)](a, b, out, static_cast<size_t>(n), x.stream);
   }
+  if (x.strided && so == osz) return x.strided(a, sa, b, sb, out, static_cast<size_t>(n));
   // Strided: through contiguous blocks. When both are scalars, b is
   // replicated into a block and a stays the scalar.
   alignas(64) char buf_a[kBlock * 8], buf_b[kBlock * 8], buf_o[kBlock * 8];

@@ -18,6 +18,7 @@ struct ExecuteArgs {
   size_t in_itemsize;   // a and b share the compute dtype
   size_t out_itemsize;
   const BinaryKernel* kernels;  // indexed by LoopKind
+  StridedKernel strided;        // null: strided runs are packed into blocks
   size_t parallel_bytes;        // ParallelBytes of the op and compute dtype
   bool stream = false;          // set by Execute
 };

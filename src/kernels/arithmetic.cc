@@ -14,21 +14,21 @@ namespace eltwise {
 namespace HWY_NAMESPACE {
 
 // Valid lane types: all. Exact (floats: IEEE, rounded once).
-struct AddOp : OpBase {
+struct AddOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Add(a, b); }
 };
-struct SubtractOp : OpBase {
+struct SubtractOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Sub(a, b); }
 };
-struct MultiplyOp : OpBase {
+struct MultiplyOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const { return MulWrap(d, a, b); }
 };
 // (a - b)^2 in the result dtype: each step rounded (floats) or wrapped (ints).
 // Valid lane types: integers, float32, float64.
-struct SquaredDifferenceOp : OpBase {
+struct SquaredDifferenceOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     const V diff = hn::Sub(a, b);
@@ -40,7 +40,7 @@ struct SquaredDifferenceOp : OpBase {
 // the result is (x1 - x2) ** 2 computed in T (two roundings), as NumPy's
 // square(subtract(x1, x2)).
 template <typename T>
-struct RoundedSquaredDifferenceOp : OpBase {
+struct RoundedSquaredDifferenceOp : MemoryBoundOp {
   template <typename S> using Compute = float;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     const hn::Rebind<T, D> dt;
@@ -55,7 +55,7 @@ struct RoundedSquaredDifferenceOp : OpBase {
 // for float16. Equal values are otherwise the same bits, so only those ties
 // differ. kMax: maximum, else minimum; kFirstOnTie: the float16 rule.
 template <bool kMax, bool kFirstOnTie>
-struct ExtremumOp : OpBase {
+struct ExtremumOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
@@ -82,15 +82,15 @@ using MaximumOp = ExtremumOp<true, false>;
 using MinimumOp = ExtremumOp<false, false>;
 
 // Valid lane types: integers and bool.
-struct BitwiseAndOp : OpBase {
+struct BitwiseAndOp : MemoryBoundOp {
   template <typename T> using Compute = T;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::And(a, b); }
 };
-struct BitwiseOrOp : OpBase {
+struct BitwiseOrOp : MemoryBoundOp {
   template <typename T> using Compute = T;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Or(a, b); }
 };
-struct BitwiseXorOp : OpBase {
+struct BitwiseXorOp : MemoryBoundOp {
   template <typename T> using Compute = T;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Xor(a, b); }
 };

@@ -14,21 +14,21 @@ namespace eltwise {
 namespace HWY_NAMESPACE {
 
 // Valid lane types: all. Each returns a mask that the loop stores as bool.
-struct EqualOp : OpBase {
+struct EqualOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const { return hn::Eq(a, b); }
 };
-struct NotEqualOp : OpBase {
+struct NotEqualOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const {
     return hn::Not(hn::Eq(a, b));  // Highway's Ne is ordered: false for NaN
   }
 };
-struct GreaterOp : OpBase {
+struct GreaterOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const { return hn::Gt(a, b); }
 };
-struct GreaterEqualOp : OpBase {
+struct GreaterEqualOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const {
     // Highway 1.0.3 has Ge/Le for floats only; integers have no NaN.
@@ -38,7 +38,7 @@ struct GreaterEqualOp : OpBase {
 };
 // a < b is b > a, and a <= b is b >= a.
 template <class Op>
-struct Swapped : OpBase {
+struct Swapped : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const { return Op()(d, b, a); }
 };
@@ -51,19 +51,19 @@ HWY_INLINE auto Truthy(D d, V v) {
   return hn::Not(hn::Eq(v, hn::Zero(d)));
 }
 
-struct LogicalAndOp : OpBase {
+struct LogicalAndOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
     return hn::And(Truthy(d, a), Truthy(d, b));
   }
 };
-struct LogicalOrOp : OpBase {
+struct LogicalOrOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
     return hn::Or(Truthy(d, a), Truthy(d, b));
   }
 };
-struct LogicalXorOp : OpBase {
+struct LogicalXorOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
     return hn::Xor(Truthy(d, a), Truthy(d, b));

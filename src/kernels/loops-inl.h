@@ -356,6 +356,87 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   return op.flags();
 }
 
+// ---------------------------------------------------------------------------
+// The strided loop: out[i] = op(a[i * sa], b[i * sb]) over n elements, byte
+// strides (0: one element broadcast), out contiguous. For ops that run at
+// memory speed: loading strided lanes where they lie keeps both operands'
+// and the result's memory streams in flight together, where packing a block
+// of one operand, then of the other, then computing walked one stream at a
+// time (float64 a[::2] + b[::2], 10^6 elements: 0.7x NumPy's scalar loop).
+
+// N lanes of storage T, `stride` bytes apart from p (any alignment).
+template <class DS>
+HWY_INLINE hn::Vec<DS> LoadLanes(DS ds, const char* p, int64_t stride) {
+  using T = hn::TFromD<DS>;
+  HWY_ALIGN T lanes[HWY_MAX_BYTES / sizeof(T)];
+  const size_t n = hn::Lanes(ds);
+  for (size_t j = 0; j < n; ++j) memcpy(&lanes[j], p + static_cast<int64_t>(j) * stride, sizeof(T));
+  return hn::Load(ds, lanes);
+}
+
+template <class Op, typename T, typename O>
+int StridedLoop(const void* pa, int64_t sa, const void* pb, int64_t sb, void* po, size_t n) {
+  using C = typename Op::template Compute<T>;
+  const hn::ScalableTag<C> dc;
+  const hn::Rebind<T, decltype(dc)> ds;
+  const hn::Rebind<O, decltype(dc)> dout;
+  const size_t N = hn::Lanes(dc);
+  constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(C);
+  constexpr int64_t kSize = sizeof(T);
+  const char* a = static_cast<const char*>(pa);
+  const char* b = static_cast<const char*>(pb);
+  O* out = static_cast<O*>(po);
+  Op op;
+
+  // How an operand's lanes load. Every other element (a[::2]): two vector
+  // loads and the even lanes, where storage is the compute type.
+  enum Way { kBroadcast, kDense, kEveryOther, kOneByOne };
+  constexpr bool kPairs = std::is_same<C, T>::value && HWY_TARGET != HWY_SCALAR;
+  const auto way_of = [&](int64_t s) {
+    return s == 0 ? kBroadcast : s == kSize ? kDense : kPairs && s == 2 * kSize ? kEveryOther : kOneByOne;
+  };
+  const Way way_a = way_of(sa), way_b = way_of(sb);
+  const auto va0 = Widen(dc, LoadLanes(ds, a, 0));
+  const auto vb0 = Widen(dc, LoadLanes(ds, b, 0));
+  // Lanes i .. i + N - 1. kEveryOther reads up to the element before i + N,
+  // so the loop below keeps i + N < n.
+  const auto load = [&](Way way, const char* p, int64_t s, size_t i, hn::Vec<decltype(dc)> v0) {
+    const char* at = p + static_cast<int64_t>(i) * s;
+    if (way == kBroadcast) return v0;
+    if (way == kDense) return Widen(dc, hn::LoadU(ds, reinterpret_cast<const T*>(at)));
+#if HWY_TARGET != HWY_SCALAR
+    if constexpr (kPairs) {
+      if (way == kEveryOther) {
+        const hn::RebindToUnsigned<decltype(ds)> du;
+        const auto* q = reinterpret_cast<const hn::TFromD<decltype(du)>*>(at);
+        return hn::BitCast(ds, hn::ConcatEven(du, hn::LoadU(du, q + N), hn::LoadU(du, q)));
+      }
+    }
+#endif
+    return Widen(dc, LoadLanes(ds, at, s));
+  };
+
+  size_t i = 0;
+  for (; i + N < n; i += N) {
+    const auto r = op(dc, load(way_a, a, sa, i, va0), load(way_b, b, sb, i, vb0));
+    hn::StoreU(ResultLanes(dout, dc, r), dout, out + i);
+  }
+  // The last 1 .. N elements, through padded lanes.
+  HWY_ALIGN T ta[kMaxLanes];
+  HWY_ALIGN T tb[kMaxLanes];
+  HWY_ALIGN O to[kMaxLanes];
+  for (size_t j = 0; j < kMaxLanes; ++j) ta[j] = tb[j] = OneOf<T>();
+  const size_t count = n - i;
+  for (size_t j = 0; j < count; ++j) {
+    memcpy(&ta[j], a + static_cast<int64_t>(i + j) * sa, sizeof(T));
+    memcpy(&tb[j], b + static_cast<int64_t>(i + j) * sb, sizeof(T));
+  }
+  const auto r = op(dc, Widen(dc, hn::Load(ds, ta)), Widen(dc, hn::Load(ds, tb)));
+  hn::Store(ResultLanes(dout, dc, r), dout, to);
+  memcpy(out + i, to, count * sizeof(O));
+  return op.flags();
+}
+
 // Base for ops: reports no flags, needs no preparation. An op may shadow
 // PrepareScalarSecond to precompute from the broadcast second operand (a
 // scalar divisor, say; in the op's compute type) before the loop runs.
@@ -363,15 +444,26 @@ struct OpBase {
   int flags() const { return 0; }
   template <typename T>
   void PrepareScalarSecond(T) {}
+  static constexpr bool kMemoryBound = false;
 };
 
-// Puts the three loop kinds of Op on storage T (result storage O) into t.
+// Base for ops that cost no more than moving their bytes (add, compare, ...):
+// they also get the strided loop. (Division and power do enough work per
+// element that packing strided operands first costs them little.)
+struct MemoryBoundOp : OpBase {
+  static constexpr bool kMemoryBound = true;
+};
+
+// Puts the loops of Op on storage T (result storage O) into t.
 template <class Op, typename T, typename O>
 void SetLoops(KernelTable& t, OpId op, DType dtype) {
   auto& row = t.k[static_cast<int>(op)][static_cast<int>(dtype)];
   row[static_cast<int>(LoopKind::kContiguous)] = &BinaryLoop<Op, T, O, LoopKind::kContiguous>;
   row[static_cast<int>(LoopKind::kScalarFirst)] = &BinaryLoop<Op, T, O, LoopKind::kScalarFirst>;
   row[static_cast<int>(LoopKind::kScalarSecond)] = &BinaryLoop<Op, T, O, LoopKind::kScalarSecond>;
+  if constexpr (Op::kMemoryBound) {
+    t.strided[static_cast<int>(op)][static_cast<int>(dtype)] = &StridedLoop<Op, T, O>;
+  }
 }
 
 // Registers Op for each storage type in Ts; the result is T, or bool bytes

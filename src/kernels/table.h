@@ -14,6 +14,7 @@ namespace eltwise {
 
 struct KernelTable {
   BinaryKernel k[kNumOps][kNumDTypes][kNumLoopKinds] = {};
+  StridedKernel strided[kNumOps][kNumDTypes] = {};  // null: pack strided runs
 };
 
 // The DType of a storage type (bool is registered explicitly: it shares uint8_t).

@@ -225,6 +225,7 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   ExecuteArgs ex{PyArray_BYTES(arr[0].arr()), PyArray_BYTES(arr[1].arr()),
                  PyArray_BYTES(target.arr()), isz, osz,
                  Kernels().k[static_cast<int>(op)][static_cast<int>(compute)],
+                 Kernels().strided[static_cast<int>(op)][static_cast<int>(compute)],
                  ParallelBytes(op, compute)};
   int flags;
   if (static_cast<size_t>(plan.size) * (2 * isz + osz) >= ex.parallel_bytes) {

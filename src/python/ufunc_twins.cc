@@ -64,7 +64,9 @@ int RunKernels(const LoopData& d, char** args, npy_intp n, const npy_intp* steps
   plan.shape[0] = n;
   plan.size = n;
   for (int s = 0; s < 3; ++s) plan.stride[s][0] = steps[s];
-  ExecuteArgs ex{args[0], args[1], args[2], isz, osz, k, ParallelBytes(d.op, d.dtype)};
+  ExecuteArgs ex{args[0], args[1], args[2], isz, osz, k,
+                 Kernels().strided[static_cast<int>(d.op)][static_cast<int>(d.dtype)],
+                 ParallelBytes(d.op, d.dtype)};
   return Execute(plan, ex);
 }
 
