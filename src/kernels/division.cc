@@ -172,16 +172,31 @@ struct IntDivideByScalar {
     const hn::RebindToUnsigned<D> du;
     using U = hn::TFromD<decltype(du)>;
     const UDivisor<U>& divisor = std::get<UDivisor<U>>(divisors);
-    V q;
-    if constexpr (std::is_signed<T>::value) {
-      const auto a_negative = hn::Lt(a, hn::Zero(d));
-      const auto mag = hn::BitCast(du, hn::IfThenElse(a_negative, hn::Sub(hn::Zero(d), a), a));
-      q = hn::BitCast(d, DivideBy(du, mag, divisor));
-      const auto flip = divisor_negative ? hn::Not(a_negative) : a_negative;
-      q = hn::IfThenElse(flip, hn::Sub(hn::Zero(d), q), q);
-    } else {
-      q = DivideBy(du, a, divisor);
+    // trunc(x / b): |x| / |b| (Abs(MIN) is MIN, whose bits are |MIN|), negated
+    // as (q ^ s) - s where s (0 or -1) says x and b differ in sign.
+    const V b_sign = hn::Set(d, divisor_negative ? T(-1) : T(0));
+    const auto truncated = [&](V x) {
+      if constexpr (std::is_signed<T>::value) {
+        const V q = hn::BitCast(d, DivideBy(du, hn::BitCast(du, hn::Abs(x)), divisor));
+        const V s = hn::Xor(hn::BroadcastSignBit(x), b_sign);
+        return hn::Sub(hn::Xor(q, s), s);
+      } else {
+        return DivideBy(du, x, divisor);
+      }
+    };
+    if constexpr (kRound == Rounding::kFloor && kResult == Result::kQuotient &&
+                  std::is_signed<T>::value) {
+      // NumPy's form, which needs no remainder: floor(a / b) =
+      // trunc((a + s) / b) - t, where a counts as negative when a < 0 for
+      // b > 0 and a <= 0 for b < 0 (na, nb: 0 or 1), s = na - nb and
+      // t = na ^ nb. a + s never overflows: s is +1 only for a < 0, -1 only
+      // for a > 0. (b < 0: a <= 0 gives s = t = 0, trunc = floor; a > 0
+      // gives trunc((a - 1) / b) - 1. b > 0 likewise with a + 1.) Here as
+      // masks of 0 or -1: A = -na, B = -nb, s = B - A, -t = A ^ B.
+      const V a_neg = hn::VecFromMask(d, hn::Lt(a, hn::Sub(hn::Zero(d), b_sign)));
+      return hn::Add(truncated(hn::Add(a, hn::Sub(b_sign, a_neg))), hn::Xor(a_neg, b_sign));
     }
+    V q = truncated(a);
     auto r = hn::Sub(a, MulWrap(d, q, b));  // wrapping
     if constexpr (kRound == Rounding::kFloor && std::is_signed<T>::value) {
       const auto adjust = hn::AndNot(hn::Eq(r, hn::Zero(d)), hn::Lt(hn::Xor(r, b), hn::Zero(d)));
