@@ -128,6 +128,40 @@ def test_layouts(name, dtype, rng):
             raise AssertionError(f"{name} {dtype} layout={label}: {type(e).__name__}: {e}") from e
 
 
+NARROW_DTYPES = [d for d in ALL_DTYPES if d.itemsize <= 2] + [np.dtype(np.float32)]
+
+
+@pytest.mark.parametrize("dtype", NARROW_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_transposed_operand_large(name, dtype, target, rng):
+    """An operand read across the rows of a large result (a transposed matrix): 1- and
+    2-byte lanes run in groups of rows through a transposed buffer, 4-byte ones through
+    the strided loop. Groups and column blocks that do not divide the shape, negative
+    strides, either operand, a broadcast column and out= against NumPy."""
+    if expected_error(name, dtype) is not None:
+        return
+    a, b = operands(name, dtype, 601 * 70, rng)
+    X, Y = a.reshape(601, 70), b.reshape(70, 601)
+    cases = [
+        ("a-transposed", X.T, Y),
+        ("b-transposed", a.reshape(70, 601), b.reshape(601, 70).T),
+        ("reversed", X.T[::-1, ::-1], Y[:, ::-1]),
+        ("rows-cut", X.T[3:70], Y[:67]),
+        ("column", X.T, Y[:, :1]),
+        ("3d", X.T.reshape(7, 10, 601), Y.reshape(7, 10, 601)),
+    ]
+    for label, x1, x2 in cases:
+        try:
+            check(name, x1, x2)
+        except Exception as e:
+            raise AssertionError(f"{name} {dtype} {label} target={target}: "
+                                 f"{type(e).__name__}: {e}") from e
+    exp = reference(name, X.T, Y)
+    out = np.empty_like(exp)
+    assert call(name, X.T, Y, out=out) is out
+    assert_same(out, exp, ulp=ulp_for(name, exp.dtype), inputs=(X.T, Y))
+
+
 PY_SCALARS = [0, 1, -1, 3, 100, 2.5, -0.0, True, False, float("inf"), float("nan")]
 
 

@@ -70,6 +70,19 @@ def test_large_broadcast_and_2d(threads):
                 d + d[0, :, 0].reshape(1, 300, 1))
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_large_transposed_narrow_operands(threads):
+    """A transposed uint8/int16 operand runs in groups of rows split across threads
+    (units are groups, not rows)."""
+    eltwise.set_num_threads(threads)
+    for name, dtype in (("add", np.uint8), ("greater", np.int16), ("floor_divide", np.int8)):
+        a, b = _operands(name, dtype, (1500, 1001), seed=3)
+        b[b == 0] = 1  # int8 wrapped some divisors to 0
+        assert_same(getattr(eltwise, name)(a.T, b.T[:, ::-1]), reference(name, a.T, b.T[:, ::-1]))
+        assert_same(getattr(eltwise, name)(a.reshape(1001, 1500), b.T[::-1]),
+                    reference(name, a.reshape(1001, 1500), b.T[::-1]))
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_large_out_and_overlap(threads):
     eltwise.set_num_threads(threads)

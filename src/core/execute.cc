@@ -82,13 +82,84 @@ struct Work {
   const ExecuteArgs* args;
   int64_t chunk;           // elements per chunk
   int64_t chunks_per_row;
+  int across = -1;         // >= 0: the slot read across rows; units are groups of rows
+  int64_t group_rows = 0;
   int64_t units;
   int64_t batch;
   std::atomic<int64_t> next{0};
   std::atomic<int> flags{0};
 };
 
+// A 2-d plan whose operand `across` (a or b) is read across rows, 1 or 2
+// bytes a lane: a transposed uint8 matrix, each element of a row on its own
+// cache line and the next row's elements beside them. Packed row by row,
+// every row fetched all those lines again and copied lane by lane; here a
+// group of rows (as many as share a line) is transposed into a buffer
+// kGroupColumns columns at a time, reading each line once, and each row of
+// the group runs from the buffer.
+constexpr int64_t kGroupColumns = 256;
+constexpr int64_t kLine = 64;
+constexpr int64_t kGroupBytes = 32 << 10;  // the transposed buffer, on the stack
+
+template <typename T>
+void TransposeT(char* dst, const char* src, int64_t inner, int64_t outer, int64_t rows,
+                int64_t m) {
+  T* d = reinterpret_cast<T*>(dst);
+  for (int64_t j = 0; j < m; ++j) {
+    for (int64_t r = 0; r < rows; ++r) memcpy(&d[r * m + j], src + j * inner + r * outer, sizeof(T));
+  }
+}
+
+void RunGroups(Work& w, int64_t begin, int64_t end) {
+  const Plan& p = *w.plan;
+  const ExecuteArgs& x = *w.args;
+  const int64_t rows = p.shape[0], n = p.shape[1];
+  const int s = w.across;
+  const int64_t inner = p.stride[s][1], outer = p.stride[s][0];
+  const int64_t isz = static_cast<int64_t>(x.in_itemsize);
+  alignas(64) char buf[kGroupBytes];
+  int flags = 0;
+  for (int64_t g = begin; g < end; ++g) {
+    const int64_t r0 = g * w.group_rows, k = std::min(w.group_rows, rows - r0);
+    for (int64_t c = 0; c < n; c += kGroupColumns) {
+      const int64_t m = std::min(kGroupColumns, n - c);
+      const char* src = (s == kA ? x.a : x.b) + r0 * outer + c * inner;
+      if (isz == 1) TransposeT<uint8_t>(buf, src, inner, outer, k, m);
+      else if (isz == 2) TransposeT<uint16_t>(buf, src, inner, outer, k, m);
+      else TransposeT<uint32_t>(buf, src, inner, outer, k, m);
+      for (int64_t r = 0; r < k; ++r) {
+        const char* row = buf + r * m * isz;
+        const int64_t at = r0 + r;
+        flags |= RunInner(x, s == kA ? row : x.a + at * p.stride[kA][0] + c * p.stride[kA][1],
+                          s == kB ? row : x.b + at * p.stride[kB][0] + c * p.stride[kB][1],
+                          x.out + at * p.stride[kOut][0] + c * p.stride[kOut][1], m,
+                          s == kA ? isz : p.stride[kA][1], s == kB ? isz : p.stride[kB][1],
+                          p.stride[kOut][1]);
+      }
+    }
+  }
+  if (flags) w.flags.fetch_or(flags, std::memory_order_relaxed);
+}
+
+// The slot RunGroups transposes (-1: none) and its rows per group.
+int AcrossRows(const Plan& p, size_t in_itemsize, int64_t* group_rows) {
+  if (p.ndim != 2 || in_itemsize > 2 || p.shape[1] < kGroupColumns) return -1;
+  const int64_t fit = kGroupBytes / (kGroupColumns * static_cast<int64_t>(in_itemsize));
+  for (int s = kA; s <= kB; ++s) {
+    const int64_t inner = p.stride[s][1], outer = p.stride[s][0];
+    // Magnitudes compared without negating: INT64_MIN has none.
+    const bool across = inner >= kLine || inner <= -kLine;
+    const bool beside = outer != 0 && outer < kLine && outer > -kLine;
+    if (across && beside) {
+      *group_rows = std::min({kLine / (outer < 0 ? -outer : outer), fit, p.shape[0]});
+      if (*group_rows > 1) return s;
+    }
+  }
+  return -1;
+}
+
 void RunUnits(Work& w, int64_t begin, int64_t end) {
+  if (w.across >= 0) return RunGroups(w, begin, end);
   const Plan& p = *w.plan;
   const ExecuteArgs& x = *w.args;
   const int inner = p.ndim - 1;
@@ -322,6 +393,8 @@ int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   }
   w.chunks_per_row = (n + w.chunk - 1) / w.chunk;
   w.units = rows * w.chunks_per_row;
+  w.across = AcrossRows(plan, args.in_itemsize, &w.group_rows);
+  if (w.across >= 0) w.units = (rows + w.group_rows - 1) / w.group_rows;
   if (tasks <= 1 || w.units == 1) {
     RunUnits(w, 0, w.units);
   } else {
