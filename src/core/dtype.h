@@ -44,8 +44,9 @@ constexpr bool IsLogical(OpId op) { return op >= OpId::kLogicalAnd && op <= OpId
 constexpr bool DividesIntegers(OpId op) { return op >= OpId::kDivide && op <= OpId::kFmod; }
 
 // How the inner run of a plan is laid out: both operands contiguous, one a
-// broadcast scalar (stride 0) and the other contiguous. Anything else is
-// gathered into contiguous blocks by the executor.
+// broadcast scalar (stride 0) and the other contiguous. Anything else runs
+// through a StridedKernel (memory-bound ops) or is gathered into contiguous
+// blocks by the executor.
 enum class LoopKind : int { kContiguous, kScalarFirst, kScalarSecond };
 constexpr int kNumLoopKinds = 3;
 

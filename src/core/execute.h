@@ -1,6 +1,7 @@
-// Runs a plan: walks its outer dimensions, calls one kernel per inner run,
-// gathers strided runs into contiguous blocks, and splits large calls across
-// the thread pool. No Python here.
+// Runs a plan: walks its outer dimensions, calls one kernel per inner run
+// (the strided kernel, or contiguous blocks gathered from strided runs;
+// groups of rows for a transposed narrow operand), and splits large calls
+// across the thread pool. No Python here.
 #ifndef ELTWISE_CORE_EXECUTE_H_
 #define ELTWISE_CORE_EXECUTE_H_
 
