@@ -362,7 +362,9 @@ HWY_INLINE F PyDivmod(F a, F b, F* modulus) {
 }
 
 // Valid lane types: float32/float64 (float16 and bfloat16 computed in float32).
-struct FloatTrueDivide : OpBase {
+// One division instruction: as cheap as moving its bytes at memory sizes, so it gets the
+// strided loop too (float64 a[::2] / b[::2] packed: 0.63x NumPy).
+struct FloatTrueDivide : MemoryBoundOp {
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Div(a, b); }
 };
 // Computes fmod(a, b) of float32 lanes exactly through float64, when every
