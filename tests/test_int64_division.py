@@ -2,7 +2,9 @@
 
 A vector whose lanes all lie below 2^53 in magnitude (on targets without AVX-512's
 int64/float64 conversions: 2^50 signed, 2^51 unsigned) is divided in float64, exactly; a
-vector with any lane beyond takes the per-lane path. These tests put values on both sides
+vector with any lane beyond takes the per-lane path, except for uint64, where vectors whose
+quotients all lie below 2^50 take a float64 estimate corrected by one step
+(DivideSmallQuotient). These tests put values on both sides
 of the boundary, in the same vector and in different vectors of one call, on every target,
 for both roundings and both results, and compare with NumPy bit for bit."""
 
@@ -105,6 +107,36 @@ def test_full_range(op, dtype, target, rng):
     check(op, a, b)
     check(op, a, np.array(3, dtype))  # scalar divisor
     check(op, a[::-3], b[::3])  # strided
+
+
+@pytest.mark.parametrize("op", list(OPS))
+def test_uint64_small_quotients(op, target, rng):
+    """Full-range uint64 operands whose quotients lie below 2^50 (the estimate path):
+    exact multiples of b and their neighbours (the estimate lands on q or q - 1 and the
+    correction step must decide), divisors at and beyond 2^63, quotients on both sides of
+    2^50 in one vector, zero divisors among them; bit-exact with NumPy."""
+    n = 4096
+    b = rng.integers(2**51, U64.max, n, dtype=np.uint64, endpoint=True)
+    k = rng.integers(0, 2**12, n, dtype=np.uint64)
+    k = np.minimum(k, U64.max // b)
+    exact = k * b
+    for delta in (0, 1, 2):
+        check(op, exact + np.uint64(delta), b)  # k * b + delta: q = k
+        nonzero = exact > np.uint64(delta)
+        check(op, exact[nonzero] - np.uint64(delta), b[nonzero])  # q = k - 1 (delta > 0)
+    big = rng.integers(2**63, U64.max, n, dtype=np.uint64, endpoint=True)
+    check(op, big, big[::-1].copy())  # q in {0, 1}
+    check(op, big, big)  # q = 1, r = 0
+    # Quotients around 2^50: b < 2^14, a = q b + r for q = 2^50 - 2 .. 2^50 + 1.
+    bs = rng.integers(1, 2**14, n, dtype=np.uint64)
+    q = np.uint64(2**50) + rng.integers(-2, 2, n, endpoint=True).astype(np.int64).astype(np.uint64)
+    r = rng.integers(0, 2**14, n, dtype=np.uint64) % bs
+    check(op, q * bs + r, bs)
+    mixed_a = rng.integers(0, U64.max, n, dtype=np.uint64, endpoint=True)
+    mixed_b = rng.integers(2**40, U64.max, n, dtype=np.uint64, endpoint=True)
+    mixed_b[::5] = rng.integers(1, 2**13, len(mixed_b[::5]), dtype=np.uint64)  # beyond 2^50
+    mixed_b[::11] = 0
+    check(op, mixed_a, mixed_b)
 
 
 def test_division_by_zero_is_reported_on_the_fast_path(target):

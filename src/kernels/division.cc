@@ -284,6 +284,55 @@ HWY_INLINE bool DivideBelowBound(D d, V a, V b, V* result) {
 #endif
 }
 
+// Unsigned 64-bit quotient or remainder of every lane when every quotient is
+// below 2^50 (operands of any size but not far apart: full-range random ones
+// almost always), from a float64 estimate and one correction step; false,
+// leaving *result alone, otherwise. Rounding is moot: unsigned floor is trunc.
+//
+// Exact: a and b convert with one rounding each, and the division adds one:
+// Q = (a/b)(1 + e) with |e| < 3.01 * 2^-53. Q < 2^50 then gives a/b < 2^50 (1
+// + 2^-50) and |Q - a/b| < 0.38, so Q - 0.5 (exact: Q's ulp is at most 2^-3)
+// lies in (a/b - 1, a/b) and q0 = max(floor(Q - 0.5), 0) is q or q - 1, never
+// more than q = floor(a/b). So q0 * b <= a (no wrap) and r0 = a - q0 * b lies
+// in [0, 2b) and is exact; r0 >= b means q = q0 + 1, r = r0 - b. A zero
+// divisor gives 0 (IntDivide raises the flag).
+template <Result kResult, class D, class V>
+HWY_INLINE bool DivideSmallQuotient(D d, V a, V b, V* result) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)d, (void)a, (void)b, (void)result;
+  return false;
+#else
+  const hn::Rebind<double, D> df;
+  const hn::Repartition<uint32_t, D> d32;
+  using VF = hn::Vec<decltype(df)>;
+  // Correctly rounded, full range: 2^84 + hi * 2^32 and 2^52 + lo as doubles
+  // from bits, then (the first - 2^84 - 2^52, exact) + the second: one rounding.
+  const auto to_double = [&](V v) {
+    const VF hi = hn::BitCast(df, hn::Or(hn::ShiftRight<32>(v), hn::Set(d, 0x4530000000000000ull)));
+    const VF lo = hn::BitCast(df, hn::Or(hn::And(v, hn::Set(d, 0xFFFFFFFFull)),
+                                         hn::Set(d, 0x4330000000000000ull)));
+    return hn::Add(hn::Sub(hi, hn::Set(df, 0x1.00000001p84)), lo);
+  };
+  const auto b_zero = hn::Eq(b, hn::Zero(d));
+  const V b1 = hn::IfThenElse(b_zero, hn::Set(d, 1u), b);
+  const VF quotient = hn::Div(to_double(a), to_double(b1));
+  if (!hn::AllTrue(df, hn::Lt(quotient, hn::Set(df, 0x1p50)))) return false;
+  const VF q0f = hn::Max(hn::Floor(hn::Sub(quotient, hn::Set(df, 0.5))), hn::Zero(df));
+  const V magic_bits = hn::Set(d, 0x4330000000000000ull);  // 2^52: q0 + 2^52 is exact
+  V q = hn::Sub(hn::BitCast(d, hn::Add(q0f, hn::BitCast(df, magic_bits))), magic_bits);
+  // q * b mod 2^64 from 32-bit halves (q < 2^50: its high half is small).
+  const V low = hn::MulEven(hn::BitCast(d32, q), hn::BitCast(d32, b1));
+  const V cross = hn::Add(hn::MulEven(hn::BitCast(d32, hn::ShiftRight<32>(q)), hn::BitCast(d32, b1)),
+                          hn::MulEven(hn::BitCast(d32, q), hn::BitCast(d32, hn::ShiftRight<32>(b1))));
+  V r = hn::Sub(a, hn::Add(low, hn::ShiftLeft<32>(cross)));
+  const auto step = hn::Not(hn::Lt(r, b1));  // r >= b
+  q = hn::IfThenElse(step, hn::Add(q, hn::Set(d, 1u)), q);
+  r = hn::IfThenElse(step, hn::Sub(r, b1), r);
+  *result = hn::IfThenZeroElse(b_zero, kResult == Result::kQuotient ? q : r);
+  return true;
+#endif
+}
+
 // Integer quotient/remainder on compute lanes C (see IntDivCompute).
 template <Rounding kRound, Result kResult>
 struct IntDivide : OpBase {
@@ -298,9 +347,13 @@ struct IntDivide : OpBase {
     const auto b_zero = hn::Eq(b, hn::Zero(d));
     if (HWY_UNLIKELY(!hn::AllFalse(d, b_zero))) zero_divisor = true;
     if constexpr (sizeof(C) == 8 && !std::is_same<C, double>::value) {
-      // Vectors with a lane at or beyond 2^53 go one lane at a time.
+      // Vectors with a lane beyond the bound go one lane at a time, unless
+      // unsigned with every quotient below 2^50.
       V exact;
       if (DivideBelowBound<kRound, kResult>(d, a, b, &exact)) return exact;
+      if constexpr (!std::is_signed<C>::value) {
+        if (DivideSmallQuotient<kResult>(d, a, b, &exact)) return exact;
+      }
       return PerLane(d, a, b, [](C x, C y) { return DivideOne<kRound, kResult>(x, y); });
     } else {
       // float32 for int32 lanes (from 8/16-bit), float64 for 32-bit storage.
