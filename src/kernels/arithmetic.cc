@@ -59,7 +59,7 @@ struct ExtremumOp : MemoryBoundOp {
   template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
       if constexpr (!kFirstOnTie) {
         // Highway's Max/Min are x86's maxps/minps here: a > b ? a : b (a < b),
         // so the second operand on a tie and where either is NaN; only a NaN

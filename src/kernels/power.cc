@@ -313,6 +313,22 @@ HWY_NOINLINE V PowGeneral(D d, V a, V b) {
 // at most 4 squarings and 4 products, cheaper than log and exp.
 constexpr double kMaxMultipliedExponent = 16;
 
+// x^m (m >= 1) by binary powering with `mul`, for a plain vector or a
+// DoubleWord: at most 4 squarings and 4 products for m <= 16.
+template <class W, class Mul>
+HWY_INLINE W BinaryPower(W x, unsigned m, Mul mul) {
+  while (!(m & 1)) {
+    x = mul(x, x);
+    m >>= 1;
+  }
+  W r = x;
+  for (m >>= 1; m != 0; m >>= 1) {
+    x = mul(x, x);
+    if (m & 1) r = mul(r, x);
+  }
+  return r;
+}
+
 // Computes x^n (1 <= |n| <= 16) of float64 lanes by binary powering in
 // float64, for float32 results: at most 9 roundings (2^-49.8 relative) before
 // the one to float32, so within 1 ULP (0.5 ULP + 2^-25). No range trouble:
@@ -321,17 +337,8 @@ constexpr double kMaxMultipliedExponent = 16;
 // float32 can hold, every partial product lies between 1 and the result.
 template <class DD, class VD = hn::Vec<DD>>
 HWY_INLINE VD PowIntegerF64(DD dd, VD x, int n) {
-  unsigned m = static_cast<unsigned>(n < 0 ? -n : n);
-  VD base = x;
-  while (!(m & 1)) {
-    base = hn::Mul(base, base);
-    m >>= 1;
-  }
-  VD r = base;
-  for (m >>= 1; m != 0; m >>= 1) {
-    base = hn::Mul(base, base);
-    if (m & 1) r = hn::Mul(r, base);
-  }
+  const VD r = BinaryPower(x, static_cast<unsigned>(n < 0 ? -n : n),
+                           [](VD p, VD q) { return hn::Mul(p, q); });
   return n < 0 ? hn::Div(hn::Set(dd, 1.0), r) : r;
 }
 
@@ -404,17 +411,9 @@ HWY_INLINE DoubleWord<V> MulDoubleWord(const DoubleWord<V>& x, const DoubleWord<
 // InDoubleWordRange holds.
 template <class D, class V>
 HWY_INLINE V PowIntegerDoubleWord(D d, V x, int n) {
-  unsigned m = static_cast<unsigned>(n < 0 ? -n : n);
-  DoubleWord<V> base{x, hn::Zero(d), true};
-  while (!(m & 1)) {
-    base = MulDoubleWord(base, base);
-    m >>= 1;
-  }
-  DoubleWord<V> acc = base;
-  for (m >>= 1; m != 0; m >>= 1) {
-    base = MulDoubleWord(base, base);
-    if (m & 1) acc = MulDoubleWord(acc, base);
-  }
+  const DoubleWord<V> acc =
+      BinaryPower(DoubleWord<V>{x, hn::Zero(d), true}, static_cast<unsigned>(n < 0 ? -n : n),
+                  [](const DoubleWord<V>& p, const DoubleWord<V>& q) { return MulDoubleWord(p, q); });
   V result = acc.h;
   if (n < 0) {  // 1 / (h + l): q plus one Newton step, its residual exact by FMA
     const V one = hn::Set(d, 1.0);
