@@ -296,16 +296,12 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   // In the compute type: a half-precision scalar arrives widened to float.
   if constexpr (kKind == LoopKind::kScalarSecond) op.PrepareScalarSecond(hn::GetLane(vs));
 
-  // The op on one vector of each operand, read from pa and pb (the broadcast
-  // operand of a scalar kind is vs instead): a vector or a mask.
-  const auto op_at = [&](const T* pa_i, const T* pb_i) {
+  // The result lanes for one vector of each operand, read from pa and pb
+  // (the broadcast operand of a scalar kind is vs instead).
+  const auto result_at = [&](const T* pa_i, const T* pb_i) {
     const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, pa_i));
     const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, pb_i));
-    return op(dc, va, vb);
-  };
-  // Its result lanes.
-  const auto result_at = [&](const T* pa_i, const T* pb_i) {
-    return ResultLanes(dout, dc, op_at(pa_i, pb_i));
+    return ResultLanes(dout, dc, op(dc, va, vb));
   };
 
   // Computes `count` < N elements from i through padded buffers.
@@ -338,7 +334,11 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   // Comparisons of 32- and 64-bit lanes: 32 results per store.
   using R = decltype(op(dc, vs, vs));
   if constexpr (sizeof(O) == 1 && sizeof(C) >= 4 && std::is_same<R, hn::Mask<decltype(dc)>>::value) {
-    const auto mask_at = [&](size_t j) { return op_at(a + j, b + j); };
+    const auto mask_at = [&](size_t j) {
+      const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, a + j));
+      const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, b + j));
+      return op(dc, va, vb);
+    };
     const auto lanes32 = [&](size_t j) {  // results j .. j + 7 as 32-bit lanes
       if constexpr (sizeof(C) == 4) return MaskLanes(dc, mask_at(j));
       else return MaskLanes64(dc, mask_at(j), mask_at(j + 4));
