@@ -125,8 +125,7 @@ void RunGroups(Work& w, int64_t begin, int64_t end) {
       const int64_t m = std::min(kGroupColumns, n - c);
       const char* src = (s == kA ? x.a : x.b) + r0 * outer + c * inner;
       if (isz == 1) TransposeT<uint8_t>(buf, src, inner, outer, k, m);
-      else if (isz == 2) TransposeT<uint16_t>(buf, src, inner, outer, k, m);
-      else TransposeT<uint32_t>(buf, src, inner, outer, k, m);
+      else TransposeT<uint16_t>(buf, src, inner, outer, k, m);
       for (int64_t r = 0; r < k; ++r) {
         const char* row = buf + r * m * isz;
         const int64_t at = r0 + r;
