@@ -144,6 +144,7 @@ HWY_INLINE hn::Vec<DU> DivideBy(DU du, hn::Vec<DU> n, const UDivisor<hn::TFromD<
 template <Rounding kRound, Result kResult>
 struct IntDivideByScalar {
   template <typename T> using Compute = T;
+  static constexpr bool kMemoryBound = false;
   bool zero_divisor = false;
   bool divisor_negative = false;
   // |b| prepared for the lane width in use (only that one is set).

@@ -316,6 +316,21 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
     memcpy(out + i, to, count * sizeof(O));
   };
 
+  // Memory-bound ops compute four vectors from i, all loaded before any is
+  // stored: one vector per iteration ran 10-20% slower on AMD EPYC at sizes
+  // past L2 (10^6 float32 a + b, or streamed 10^6 float64; medians of 41
+  // interleaved runs in a C harness).
+  const auto four_at = [&](size_t i, auto store) {
+    const auto r0 = result_at(a + i, b + i);
+    const auto r1 = result_at(a + i + N, b + i + N);
+    const auto r2 = result_at(a + i + 2 * N, b + i + 2 * N);
+    const auto r3 = result_at(a + i + 3 * N, b + i + 3 * N);
+    store(r0, out + i);
+    store(r1, out + i + N);
+    store(r2, out + i + 2 * N);
+    store(r3, out + i + 3 * N);
+  };
+
   size_t i = 0;
   constexpr bool kCanStream = sizeof(O) == sizeof(C) && HWY_TARGET != HWY_SCALAR;
   if (kCanStream && stream && n >= 4 * N) {
@@ -324,7 +339,12 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
     if (misalign % sizeof(O) == 0) {
       const size_t head = misalign ? (vbytes - misalign) / sizeof(O) : 0;
       if (head) partial(0, head);
-      for (i = head; i + N <= n; i += N) {
+      i = head;
+      if constexpr (kCanStream && Op::kMemoryBound) {
+        const auto stream_to = [&](auto r, O* p) { hn::Stream(r, dout, p); };
+        for (; i + 4 * N <= n; i += 4 * N) four_at(i, stream_to);
+      }
+      for (; i + N <= n; i += N) {
         if constexpr (kCanStream) hn::Stream(result_at(a + i, b + i), dout, out + i);
       }
       hwy::FlushStream();
@@ -349,6 +369,10 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
     }
   }
 #endif
+  if constexpr (Op::kMemoryBound) {
+    const auto store_to = [&](auto r, O* p) { hn::StoreU(r, dout, p); };
+    for (; i + 4 * N <= n; i += 4 * N) four_at(i, store_to);
+  }
   for (; i + N <= n; i += N) {
     hn::StoreU(result_at(a + i, b + i), dout, out + i);
   }
