@@ -14,7 +14,8 @@ import eltwise
 from ew_helpers import assert_same, operands, reference
 
 MIB = 2**20
-N = 2**20  # float32 elements: a 4 MiB result, above the 1 MiB threshold
+POOLED = 32 * MIB  # results from this size on come from the pool
+N = POOLED // 4  # float32 elements: a result of exactly that size
 
 
 def address(a):
@@ -44,7 +45,7 @@ def test_large_results_reuse_a_freed_buffer():
     first = address(r)
     del r
     stats = eltwise.result_pool_stats()
-    assert stats["held_buffers"] == 1 and stats["held_bytes"] >= 4 * MIB
+    assert stats["held_buffers"] == 1 and stats["held_bytes"] >= POOLED
     r2 = eltwise.multiply(a, a)
     assert address(r2) == first
     np.testing.assert_array_equal(r2, a * a)  # the reused memory holds the new result
@@ -54,6 +55,8 @@ def test_large_results_reuse_a_freed_buffer():
 def test_small_results_and_numpy_arrays_are_not_pooled():
     a = np.arange(1000, dtype=np.float32)
     assert get_handler_name(eltwise.add(a, a)) == "default_allocator"
+    below = np.ones(N - 1, np.float32)  # 4 bytes short of the threshold
+    assert get_handler_name(eltwise.add(below, below)) == "default_allocator"
     big = np.arange(N, dtype=np.float32)
     r = eltwise.add(big, big)
     assert get_handler_name(np.empty(N, np.float32)) == "default_allocator"
@@ -80,22 +83,22 @@ def test_a_buffer_is_not_reused_while_anything_holds_it(holder):
 
 
 def test_bounded_by_the_limit():
-    eltwise.set_result_pool_limit(20 * MIB)
+    eltwise.set_result_pool_limit(5 * POOLED)
     results = [eltwise.add(np.ones(k * N // 4, np.float32), 1.0) for k in range(4, 16)]
     del results
     stats = eltwise.result_pool_stats()
-    assert 0 < stats["held_bytes"] <= 20 * MIB
-    eltwise.set_result_pool_limit(5 * MIB)
-    assert eltwise.result_pool_stats()["held_bytes"] <= 5 * MIB
+    assert 0 < stats["held_bytes"] <= 5 * POOLED
+    eltwise.set_result_pool_limit(POOLED + POOLED // 4)
+    assert eltwise.result_pool_stats()["held_bytes"] <= POOLED + POOLED // 4
 
 
 def test_a_buffer_is_reused_only_for_requests_down_to_half_its_size():
-    big = eltwise.add(np.ones(4 * N, np.float32), 1.0)  # 16 MiB
+    big = eltwise.add(np.ones(4 * N, np.float32), 1.0)
     first = address(big)
     del big
-    small = eltwise.add(np.ones(N, np.float32), 1.0)  # 4 MiB: takes new memory
+    small = eltwise.add(np.ones(N, np.float32), 1.0)  # a quarter: takes new memory
     assert address(small) != first
-    half = eltwise.add(np.ones(2 * N, np.float32), 1.0)  # 8 MiB: reuses the 16 MiB block
+    half = eltwise.add(np.ones(2 * N, np.float32), 1.0)  # half: reuses the big block
     assert address(half) == first
 
 
@@ -105,7 +108,7 @@ def test_limit_zero_keeps_nothing_and_release_frees_all():
     del r1, r2
     assert eltwise.result_pool_stats()["held_buffers"] == 2
     freed = eltwise.release_result_pool()
-    assert freed >= 8 * MIB
+    assert freed >= 2 * POOLED
     assert eltwise.result_pool_stats()["held_bytes"] == 0
     eltwise.set_result_pool_limit(0)
     r = eltwise.add(a, a)
@@ -132,14 +135,16 @@ def test_threads_allocating_and_freeing_concurrently():
     errors = []
     handoff = []
     lock = threading.Lock()
+    rng0 = np.random.default_rng(0)
+    big_a = rng0.random(2 * N, dtype=np.float32)
+    big_b = rng0.random(2 * N, dtype=np.float32) + 1
 
     def work(seed):
         rng = np.random.default_rng(seed)
         try:
-            for _ in range(30):
-                n = int(rng.integers(N // 4, 2 * N))
-                a = rng.random(n, dtype=np.float32)
-                b = rng.random(n, dtype=np.float32) + 1
+            for _ in range(8):
+                n = int(rng.integers(N, 2 * N))
+                a, b = big_a[:n], big_b[:n]
                 r = eltwise.divide(a, b)
                 np.testing.assert_array_equal(r, a / b)
                 with lock:
@@ -193,9 +198,9 @@ def test_limit_zero_leaves_results_to_numpys_allocator():
 
 @pytest.mark.parametrize("name,dt,shape,order", [
     ("divide", "float32", (N + 3,), "C"),           # not a whole number of pages
-    ("add", "float64", (1031, 517), "F"),           # a Fortran-ordered result
+    ("add", "float64", (2053, 2063), "F"),          # a Fortran-ordered result
     ("multiply", "int16", (5 * N + 1,), "C"),       # > one 2 MiB chunk per thread
-    ("less", "float32", (3 * N,), "C"),             # a bool result from float operands
+    ("less", "float32", (4 * N + 5,), "C"),         # a bool result from float operands
 ])
 def test_results_on_new_memory_are_correct(name, dt, shape, order, target, rng):
     """A pool miss faults the result's new pages in on the worker threads before the
@@ -234,7 +239,7 @@ def _vm_flags_of(address):
 @pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="Linux only")
 def test_new_large_buffers_ask_for_huge_pages():
     """As NumPy's allocator does from 4 MiB (MADV_HUGEPAGE shows as 'hg')."""
-    a = np.ones(2 * N, np.float32)  # 8 MiB results
+    a = np.ones(2 * N, np.float32)  # results of twice the threshold
     r = eltwise.add(a, a)
     assert "hg" in _vm_flags_of(address(r) + r.nbytes // 2)
 
@@ -252,7 +257,7 @@ def test_fork_while_other_threads_use_the_pool():
         rng = np.random.default_rng(seed)
         try:
             while not stop.is_set():
-                n = int(rng.integers(N // 2, 2 * N))
+                n = int(rng.integers(N, 2 * N))
                 r = eltwise.add(np.ones(n, np.float32), 1.0)
                 assert r[-1] == 2.0
                 del r

@@ -181,8 +181,8 @@ PYBIND11_MODULE(_eltwise, m) {
         "Returns the number of threads large calls use.");
   m.def("_available_cpus", &AvailableCpus);
   m.def("set_result_pool_limit", &SetResultPoolLimitChecked, py::arg("nbytes"),
-        "Sets how many bytes of freed large results eltwise keeps for reuse and frees what no\n"
-        "longer fits. 0 turns the pool off: large results then take NumPy's memory.");
+        "Sets how many bytes of freed large results (32 MiB and up) eltwise keeps for reuse and\n"
+        "frees what no longer fits. 0 turns the pool off: large results then take NumPy's memory.");
   m.def("result_pool_stats", [] {
     const ResultPoolStats s = GetResultPoolStats();
     py::dict d;
