@@ -185,9 +185,22 @@ struct IntDivideByScalar {
         return DivideBy(du, x, divisor);
       }
     };
+    if constexpr (kRound == Rounding::kFloor && std::is_signed<T>::value) {
+      if (!divisor_negative) {
+        // b > 0: floor(a / b) = s ^ ((a ^ s) / b) with s = a >> (bits - 1),
+        // 0 or -1: for a < 0, a ^ s = ~a = -a - 1 >= 0 and floor(a / b) =
+        // -ceil(-a / b) = -(floor((-a - 1) / b) + 1) = ~floor(~a / b). One
+        // unsigned division and no remainder step; the remainder is then
+        // a - q * b, already of b's sign.
+        const V s = hn::BroadcastSignBit(a);
+        const V q = hn::Xor(s, hn::BitCast(d, DivideBy(du, hn::BitCast(du, hn::Xor(a, s)), divisor)));
+        if constexpr (kResult == Result::kQuotient) return q;
+        else return hn::Sub(a, MulWrap(d, q, b));
+      }
+    }
     if constexpr (kRound == Rounding::kFloor && kResult == Result::kQuotient &&
                   std::is_signed<T>::value) {
-      // NumPy's form, which needs no remainder: floor(a / b) =
+      // b < 0: NumPy's form, which needs no remainder: floor(a / b) =
       // trunc((a + s) / b) - t, where a counts as negative when a < 0 for
       // b > 0 and a <= 0 for b < 0 (na, nb: 0 or 1), s = na - nb and
       // t = na ^ nb. a + s never overflows: s is +1 only for a < 0, -1 only
