@@ -469,13 +469,17 @@ struct OpBase {
   template <typename T>
   void PrepareScalarSecond(T) {}
   static constexpr bool kMemoryBound = false;
+  // Whether strided operands load where they lie (StridedLoop) rather than
+  // being packed into blocks first.
+  static constexpr bool kLoadsStrided = false;
 };
 
 // Base for ops that cost no more than moving their bytes (add, compare, ...):
-// they also get the strided loop. (Division and power do enough work per
-// element that packing strided operands first costs them little.)
+// they also get the strided loop. (Division does enough work per element
+// that packing strided operands first costs it little.)
 struct MemoryBoundOp : OpBase {
   static constexpr bool kMemoryBound = true;
+  static constexpr bool kLoadsStrided = true;
 };
 
 // Puts the loops of Op on storage T (result storage O) into t.
@@ -485,7 +489,7 @@ void SetLoops(KernelTable& t, OpId op, DType dtype) {
   row[static_cast<int>(LoopKind::kContiguous)] = &BinaryLoop<Op, T, O, LoopKind::kContiguous>;
   row[static_cast<int>(LoopKind::kScalarFirst)] = &BinaryLoop<Op, T, O, LoopKind::kScalarFirst>;
   row[static_cast<int>(LoopKind::kScalarSecond)] = &BinaryLoop<Op, T, O, LoopKind::kScalarSecond>;
-  if constexpr (Op::kMemoryBound) {
+  if constexpr (Op::kLoadsStrided) {
     t.strided[static_cast<int>(op)][static_cast<int>(dtype)] = &StridedLoop<Op, T, O>;
   }
 }
