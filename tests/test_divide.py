@@ -386,7 +386,8 @@ def test_int_div_by_zero_scalar_and_broadcast_divisors(name, target):
 def test_scalar_divisor(dtype, name, pythondiv, target, rng):
     """A scalar divisor is prepared once per call as a multiply-high in the lanes' width
     (Granlund-Montgomery); a signed floor by a positive divisor is one unsigned division of
-    a ^ s (s: a's sign mask), by a negative one NumPy's form. Every kind of divisor (powers of two, their neighbours, the 65-bit-magic cases, MIN,
+    a ^ s (s: a's sign mask), by a negative one NumPy's form. Every kind of divisor
+    (powers of two, their neighbours, the 65-bit-magic cases, MIN,
     -1, MAX) against every kind of dividend (all of them for 8-bit), bit-exact with NumPy."""
     ii = np.iinfo(dtype)
     a = np.concatenate([edge_values(dtype), random_values(dtype, 300, rng),
