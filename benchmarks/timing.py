@@ -47,11 +47,13 @@ def interleaved(fns: dict, budget: Budget, first_call: dict | None = None) -> di
     so slow drifts of the machine (the other core busy, turbo, page cache) hit every
     library alike. Returns name -> Timing (median and min of seconds per call).
     first_call: seconds each library's first (checked) call took; a call slower than
-    min_sample needs no further estimate (it saves one slow call per library).
+    slow_call needs no further estimate (it saves one slow call per library). Faster
+    ones are estimated again, warm: a first call pays for cold caches and pages, and
+    taken as the estimate it made 10^6-element cells time one call per sample.
     """
     names = list(fns)
     first_call = first_call or {}
-    est = {n: first_call[n] if first_call.get(n, 0.0) > budget.min_sample
+    est = {n: first_call[n] if first_call.get(n, 0.0) > budget.slow_call
            else per_call(fns[n], budget.min_sample / 4) for n in names}
     batch = {n: max(1, int(budget.min_sample / max(est[n], 1e-9))) for n in names}
     round_cost = sum(batch[n] * est[n] for n in names)

@@ -50,7 +50,8 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
   // and a vector load right after that many narrow stores stalls (uint8
   // 1000x1000 a.T > b: 1.7x the time of packing first).
   const auto loads_in_place = [&](int64_t s) { return s == 0 || s == isz || s == 2 * isz || isz >= 4; };
-  if (x.strided && so == osz && loads_in_place(sa) && loads_in_place(sb)) {
+  const bool needs_scalar_second = b_scalar && !a_scalar && x.pack_beside_scalar_second;
+  if (x.strided && so == osz && loads_in_place(sa) && loads_in_place(sb) && !needs_scalar_second) {
     return x.strided(a, sa, b, sb, out, static_cast<size_t>(n));
   }
   // Strided: through contiguous blocks. When both are scalars, b is

@@ -21,6 +21,7 @@ struct ExecuteArgs {
   const BinaryKernel* kernels;  // indexed by LoopKind
   StridedKernel strided;        // null: strided runs are packed into blocks
   size_t parallel_bytes;        // ParallelBytes of the op and compute dtype
+  bool pack_beside_scalar_second;  // KernelTable's flag of the op and dtype
   bool stream = false;          // set by Execute
 };
 

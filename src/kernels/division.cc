@@ -149,9 +149,8 @@ HWY_INLINE hn::Vec<DU> DivideBy(DU du, hn::Vec<DU> n, const UDivisor<hn::TFromD<
 // kind), in the lanes' own width: unsigned division of the magnitudes by
 // the prepared divisor, then the signs; MIN / -1 wraps to MIN by itself.
 template <Rounding kRound, Result kResult>
-struct IntDivideByScalar {
+struct IntDivideByScalar : OpBase {
   template <typename T> using Compute = T;
-  static constexpr bool kMemoryBound = false;
   bool zero_divisor = false;
   bool divisor_negative = false;
   // |b| prepared for the lane width in use (only that one is set).

@@ -543,30 +543,15 @@ int PowerByScalarLoop(const void* a, const void* b, void* out, size_t n, bool st
   return BinaryLoop<PowerOp, T, T, kKind>(a, b, out, n, stream);
 }
 
-// Float power's strided runs load where they lie (StridedLoop), except
-// beside a broadcast exponent: those go through blocks to PowerByScalarLoop,
-// as contiguous ones do, so that x ** 3 has the same bits in any layout.
-template <typename T>
-int PowerStridedLoop(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
-  if (sb != 0 || sa == 0) return StridedLoop<PowerOp, T, T>(a, sa, b, sb, out, n);
-  constexpr size_t kBlock = 1024;
-  HWY_ALIGN T block[kBlock];
-  int flags = 0;
-  for (size_t i = 0; i < n; i += kBlock) {
-    const size_t m = HWY_MIN(kBlock, n - i);
-    PackStrided(block, static_cast<const char*>(a) + static_cast<int64_t>(i) * sa, sa, m, sizeof(T));
-    flags |= PowerByScalarLoop<T>(block, b, static_cast<T*>(out) + i, m, false);
-  }
-  return flags;
-}
-
 template <typename... Ts>
 void SetScalarExponentLoops(KernelTable& t) {
   ((t.k[static_cast<int>(OpId::kPower)][static_cast<int>(DTypeOf<Ts>())]
        [static_cast<int>(LoopKind::kScalarSecond)] = &PowerByScalarLoop<Ts>),
    ...);
-  ((t.strided[static_cast<int>(OpId::kPower)][static_cast<int>(DTypeOf<Ts>())] =
-        &PowerStridedLoop<Ts>),
+  // x ** 3 keeps its bits in any layout: a strided base beside a broadcast
+  // exponent goes to PowerByScalarLoop too.
+  ((t.pack_beside_scalar_second[static_cast<int>(OpId::kPower)][static_cast<int>(DTypeOf<Ts>())] =
+        true),
    ...);
 }
 

@@ -15,6 +15,11 @@ namespace eltwise {
 struct KernelTable {
   BinaryKernel k[kNumOps][kNumDTypes][kNumLoopKinds] = {};
   StridedKernel strided[kNumOps][kNumDTypes] = {};  // null: pack strided runs
+  // Set where the kScalarSecond loop gives other bits than the strided one
+  // (float power's exact small exponents): a strided run beside a broadcast
+  // second operand is then packed and sent to kScalarSecond, so the bits do
+  // not depend on the layout.
+  bool pack_beside_scalar_second[kNumOps][kNumDTypes] = {};
 };
 
 // The DType of a storage type (bool is registered explicitly: it shares uint8_t).

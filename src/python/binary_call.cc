@@ -226,7 +226,8 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
                  PyArray_BYTES(target.arr()), isz, osz,
                  Kernels().k[static_cast<int>(op)][static_cast<int>(compute)],
                  Kernels().strided[static_cast<int>(op)][static_cast<int>(compute)],
-                 ParallelBytes(op, compute)};
+                 ParallelBytes(op, compute),
+                 Kernels().pack_beside_scalar_second[static_cast<int>(op)][static_cast<int>(compute)]};
   int flags;
   if (static_cast<size_t>(plan.size) * (2 * isz + osz) >= ex.parallel_bytes) {
     Py_BEGIN_ALLOW_THREADS

@@ -66,7 +66,8 @@ int RunKernels(const LoopData& d, char** args, npy_intp n, const npy_intp* steps
   for (int s = 0; s < 3; ++s) plan.stride[s][0] = steps[s];
   ExecuteArgs ex{args[0], args[1], args[2], isz, osz, k,
                  Kernels().strided[static_cast<int>(d.op)][static_cast<int>(d.dtype)],
-                 ParallelBytes(d.op, d.dtype)};
+                 ParallelBytes(d.op, d.dtype),
+                 Kernels().pack_beside_scalar_second[static_cast<int>(d.op)][static_cast<int>(d.dtype)]};
   return Execute(plan, ex);
 }
 
