@@ -385,8 +385,10 @@ def test_int_div_by_zero_scalar_and_broadcast_divisors(name, target):
                                             ("floor_divide", True), ("mod", True), ("fmod", True)])
 def test_scalar_divisor(dtype, name, pythondiv, target, rng):
     """A scalar divisor is prepared once per call as a multiply-high in the lanes' width
-    (Granlund-Montgomery); a signed floor by a positive divisor is one unsigned division of
-    a ^ s (s: a's sign mask), by a negative one NumPy's form. Every kind of divisor
+    (Granlund-Montgomery; 8-bit lanes in 16-bit halves with a 9-bit magic); a signed floor
+    by a positive divisor is one unsigned division of a ^ s (s: a's sign mask, so a ^ s
+    has its top bit clear and needs no add case), by a negative one NumPy's form. Every
+    kind of divisor
     (powers of two, their neighbours, the 65-bit-magic cases, MIN,
     -1, MAX) against every kind of dividend (all of them for 8-bit), bit-exact with NumPy."""
     ii = np.iinfo(dtype)

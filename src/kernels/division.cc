@@ -100,21 +100,36 @@ struct UDivisor {
   }
 };
 
+// An 8-bit divisor needs no add case: its lanes divide in 16-bit halves,
+// with room for a 9-bit magic. For n < 2^8 and s = floor(log2 d), the magic
+// m = ceil(2^(s+9) / d) <= 2^9 gives floor(n / d) = floor(n * m / 2^(s+9)):
+// with n = q*d + r (r <= d - 1) and the error e = m*d - 2^(s+9) < d, that is
+// q + (r + n*e / 2^(s+9)) / d, and n*e < 2^8 * 2^(s+1) keeps the fraction
+// below 1. With n in a 16-bit lane's high byte, MulHigh gives
+// floor(n * m / 2^8) and a shift by s + 1 finishes: 8 operations a vector
+// against 15 through the general form (uint8 by 3, 10^6 elements: 77 us
+// that way, 48 this way, NumPy 51-54).
+template <>
+struct UDivisor<uint8_t> {
+  uint16_t magic = 0;
+  int shift = 0;
+
+  UDivisor() = default;
+  explicit UDivisor(uint8_t d) {
+    const int s = 31 - __builtin_clz(d);
+    magic = static_cast<uint16_t>(((1u << (s + 9)) + d - 1) / d);
+    shift = s + 1;
+  }
+};
+
 // Computes the high half of a * m per unsigned lane (m the same in every
-// lane). Highway 1.0.3 has MulHigh for 16-bit lanes only: 8-bit lanes
-// multiply in 16-bit halves, 32-bit ones with MulEven on even and odd lanes,
-// 64-bit ones from four 32x32->64 multiplies.
+// lane), for 16- to 64-bit lanes. Highway 1.0.3 has MulHigh for 16-bit lanes
+// only: 32-bit ones multiply with MulEven on even and odd lanes, 64-bit ones
+// from four 32x32->64 multiplies.
 template <class DU>
 HWY_INLINE hn::Vec<DU> MulHighBy(DU du, hn::Vec<DU> a, hn::TFromD<DU> m) {
   using U = hn::TFromD<DU>;
-  if constexpr (sizeof(U) == 1) {
-    const hn::Repartition<uint16_t, DU> d16;
-    const auto a16 = hn::BitCast(d16, a);
-    const auto m16 = hn::Set(d16, m);
-    const auto even = hn::ShiftRight<8>(hn::Mul(hn::And(a16, hn::Set(d16, 0x00FF)), m16));
-    const auto odd = hn::And(hn::Mul(hn::ShiftRight<8>(a16), m16), hn::Set(d16, 0xFF00));
-    return hn::BitCast(du, hn::Or(even, odd));
-  } else if constexpr (sizeof(U) == 2) {
+  if constexpr (sizeof(U) == 2) {
     return hn::MulHigh(a, hn::Set(du, m));
   } else if constexpr (sizeof(U) == 4) {
     const hn::Repartition<uint64_t, DU> d64;
@@ -140,9 +155,54 @@ HWY_INLINE hn::Vec<DU> MulHighBy(DU du, hn::Vec<DU> a, hn::TFromD<DU> m) {
 // Computes n / d for unsigned lanes with d's precomputed form.
 template <class DU>
 HWY_INLINE hn::Vec<DU> DivideBy(DU du, hn::Vec<DU> n, const UDivisor<hn::TFromD<DU>>& d) {
-  const auto q = MulHighBy(du, n, d.magic);
-  const auto extra = hn::And(hn::Sub(n, q), hn::Set(du, d.add_mask));
-  return hn::ShiftRightSame(hn::Add(hn::ShiftRightSame(extra, d.pre_shift), q), d.shift);
+  if constexpr (sizeof(hn::TFromD<DU>) == 1) {
+    const hn::Repartition<uint16_t, DU> d16;
+    const auto n16 = hn::BitCast(d16, n);
+    const auto m = hn::Set(d16, d.magic);
+    const auto even = hn::ShiftRightSame(hn::MulHigh(hn::ShiftLeft<8>(n16), m), d.shift);
+    const auto odd = hn::ShiftRightSame(hn::MulHigh(hn::And(n16, hn::Set(d16, 0xFF00)), m), d.shift);
+    return hn::BitCast(du, hn::Or(even, hn::ShiftLeft<8>(odd)));
+  } else {
+    const auto q = MulHighBy(du, n, d.magic);
+    const auto extra = hn::And(hn::Sub(n, q), hn::Set(du, d.add_mask));
+    return hn::ShiftRightSame(hn::Add(hn::ShiftRightSame(extra, d.pre_shift), q), d.shift);
+  }
+}
+
+// A divisor for numerators below 2^(N-1), N the lane's bits (x ^ sign(x)
+// in a signed floor division by d > 0): the bit of headroom removes the add
+// case, q = mulhi(2n, magic) >> shift = floor(n * magic / 2^(N-1+shift)).
+// For d not a power of two, s = floor(log2 d): magic = ceil(2^(N+s) / d),
+// below 2^N as d > 2^s, and shift = s + 1; the error e = magic*d - 2^(N+s)
+// < d < 2^(s+1) and n < 2^(N-1) keep n*e < 2^(N+s), so the quotient is
+// exact (as for the 8-bit form above). For d = 2^s: magic = 2^(N-1),
+// shift = s. Three operations and the multiply, against seven (int16 floor
+// division by 3, 10^6 elements: 138 us that way, 120 this way, NumPy 119-120).
+template <typename U>
+struct UDivisorHalfRange {
+  U magic = 0;
+  int shift = 0;
+
+  UDivisorHalfRange() = default;
+  explicit UDivisorHalfRange(U d) {
+    using W = std::conditional_t<sizeof(U) == 8, unsigned __int128, uint64_t>;
+    constexpr int kBits = 8 * sizeof(U);
+    const int s = 63 - __builtin_clzll(static_cast<uint64_t>(d));
+    if ((d & (d - 1)) == 0) {
+      magic = static_cast<U>(U{1} << (kBits - 1));
+      shift = s;
+      return;
+    }
+    // Not divisible: d has an odd factor above 1.
+    magic = static_cast<U>((static_cast<W>(1) << (kBits + s)) / d + 1);
+    shift = s + 1;
+  }
+};
+
+template <class DU>
+HWY_INLINE hn::Vec<DU> DivideHalfRangeBy(DU du, hn::Vec<DU> n,
+                                         const UDivisorHalfRange<hn::TFromD<DU>>& d) {
+  return hn::ShiftRightSame(MulHighBy(du, hn::Add(n, n), d.magic), d.shift);
 }
 
 // Integer quotient/remainder by a scalar divisor (the scalar-second loop
@@ -156,6 +216,9 @@ struct IntDivideByScalar : OpBase {
   // |b| prepared for the lane width in use (only that one is set).
   std::tuple<UDivisor<uint8_t>, UDivisor<uint16_t>, UDivisor<uint32_t>, UDivisor<uint64_t>>
       divisors;
+  // b for a signed floor division by b > 0, 16- to 64-bit lanes.
+  std::tuple<UDivisorHalfRange<uint16_t>, UDivisorHalfRange<uint32_t>, UDivisorHalfRange<uint64_t>>
+      half_range_divisors;
 
   int flags() const { return zero_divisor ? kFlagDivideByZero : 0; }
 
@@ -167,6 +230,11 @@ struct IntDivideByScalar : OpBase {
     using U = std::make_unsigned_t<T>;
     const U magnitude = divisor_negative ? static_cast<U>(U{0} - static_cast<U>(b)) : static_cast<U>(b);
     std::get<UDivisor<U>>(divisors) = UDivisor<U>(magnitude);
+    if constexpr (std::is_signed<T>::value && sizeof(T) > 1) {
+      if (!divisor_negative) {
+        std::get<UDivisorHalfRange<U>>(half_range_divisors) = UDivisorHalfRange<U>(magnitude);
+      }
+    }
   }
 
   template <class D, class V>
@@ -199,7 +267,14 @@ struct IntDivideByScalar : OpBase {
         // unsigned division and no remainder step; the remainder is then
         // a - q * b, already of b's sign.
         const V s = hn::BroadcastSignBit(a);
-        const V q = hn::Xor(s, hn::BitCast(d, DivideBy(du, hn::BitCast(du, hn::Xor(a, s)), divisor)));
+        const auto n = hn::BitCast(du, hn::Xor(a, s));
+        V q;
+        if constexpr (sizeof(T) == 1) {
+          q = hn::Xor(s, hn::BitCast(d, DivideBy(du, n, divisor)));
+        } else {
+          const auto& half_range = std::get<UDivisorHalfRange<U>>(half_range_divisors);
+          q = hn::Xor(s, hn::BitCast(d, DivideHalfRangeBy(du, n, half_range)));
+        }
         if constexpr (kResult == Result::kQuotient) return q;
         else return hn::Sub(a, MulWrap(d, q, b));
       }
