@@ -285,6 +285,26 @@ def test_negative_power_leaves_out_untouched(target):
         assert (out == 77).all()
 
 
+@pytest.mark.parametrize("name", ["floor_divide", "mod", "divide"])
+def test_zero_divisor_under_raise_leaves_out_untouched(name, target):
+    """An integer zero divisor under errstate(divide='raise') raises and leaves out as it
+    was, for divisors scanned before the call (small ones) and after asking errstate (more
+    than 4096 elements), contiguous or strided; under 'warn' out gets NumPy's result."""
+    for n in (1, 33, 4096, 4097, 100_000):
+        for step in (1, 2):
+            a = np.arange(-n, n, dtype=np.int64)[::2][:n]
+            b = np.arange(1, step * n + 1, dtype=np.int64)[::step]
+            b[n // 2] = 0
+            out = np.full(n, 77, np.int64)
+            with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+                getattr(eltwise, name)(a, b, out=out)
+            assert (out == 77).all()
+            with np.errstate(divide="ignore"):
+                got = getattr(eltwise, name)(a, b, out=out)
+                assert got is out
+                assert_same(out, reference(name, a, b))
+
+
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
 def test_negative_power_every_signed_dtype(dtype):
     a = np.arange(-3, 4).astype(dtype)

@@ -469,9 +469,9 @@ struct OpBase {
   template <typename T>
   void PrepareScalarSecond(T) {}
   static constexpr bool kMemoryBound = false;
-  // Whether strided operands load where they lie (StridedLoop) rather than
-  // being packed into blocks first.
-  static constexpr bool kLoadsStrided = false;
+  // Whether strided operands of storage T load where they lie (StridedLoop)
+  // rather than being packed into blocks first.
+  template <typename T> static constexpr bool kLoadsStrided = false;
 };
 
 // Base for ops that cost no more than moving their bytes (add, compare, ...):
@@ -479,7 +479,7 @@ struct OpBase {
 // that packing strided operands first costs it little.)
 struct MemoryBoundOp : OpBase {
   static constexpr bool kMemoryBound = true;
-  static constexpr bool kLoadsStrided = true;
+  template <typename T> static constexpr bool kLoadsStrided = true;
 };
 
 // Puts the loops of Op on storage T (result storage O) into t.
@@ -489,7 +489,7 @@ void SetLoops(KernelTable& t, OpId op, DType dtype) {
   row[static_cast<int>(LoopKind::kContiguous)] = &BinaryLoop<Op, T, O, LoopKind::kContiguous>;
   row[static_cast<int>(LoopKind::kScalarFirst)] = &BinaryLoop<Op, T, O, LoopKind::kScalarFirst>;
   row[static_cast<int>(LoopKind::kScalarSecond)] = &BinaryLoop<Op, T, O, LoopKind::kScalarSecond>;
-  if constexpr (Op::kLoadsStrided) {
+  if constexpr (Op::template kLoadsStrided<T>) {
     t.strided[static_cast<int>(op)][static_cast<int>(dtype)] = &StridedLoop<Op, T, O>;
   }
 }

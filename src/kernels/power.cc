@@ -292,7 +292,7 @@ struct PowerOp : OpBase {
   // Packing a block, then computing it, left the memory idle while the
   // kernel ran: a[::2] ** b[::2] (float64, 10^6) took 1.19x the contiguous
   // time, 10% of it packing.
-  static constexpr bool kLoadsStrided = true;
+  template <typename T> static constexpr bool kLoadsStrided = true;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     using C = hn::TFromD<D>;
     if constexpr (std::is_same<C, float>::value) {

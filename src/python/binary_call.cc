@@ -67,6 +67,19 @@ bool CheckOut(const FunctionInfo& f, PyArrayObject* out, const int64_t* shape, i
   return true;
 }
 
+// Whether an integer division by `divisor` raises divide-by-zero (a zero in
+// it under numpy.errstate(divide='raise')); -1 with an error set. The scan
+// reads the whole divisor (and copies it when strided: a 10^6-element
+// uint64 a[::2] // b[::2] into out= took 5.9 ms instead of 3.2), errstate
+// costs a Python call: a large divisor asks errstate first.
+int ZeroDivisorRaises(PyArrayObject* divisor) {
+  constexpr npy_intp kScanFirst = 4096;
+  if (PyArray_SIZE(divisor) > kScanFirst && !DivideRaises()) return 0;
+  const int zero = AnyZero(divisor);
+  if (zero <= 0) return zero;
+  return DivideRaises() ? 1 : 0;
+}
+
 // Copies a finished result into `out`. A cast to out's dtype (which may
 // raise under numpy.errstate) happens first, into a temporary, so an error
 // leaves out untouched.
@@ -189,9 +202,9 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   bool direct = out && PyArray_EquivTypes(PyArray_DESCR(out), rdescr) &&
                 PyArray_ISALIGNED(out) && PyArray_ISNOTSWAPPED(out) && mixed_signed < 0;
   if (direct && DividesIntegers(op) && IsInteger(compute)) {
-    const int zero = AnyZero(arr[1].arr());
-    if (zero < 0) return nullptr;
-    if (zero && DivideRaises()) direct = false;
+    const int raises = ZeroDivisorRaises(arr[1].arr());
+    if (raises < 0) return nullptr;
+    if (raises) direct = false;
   }
   Ref target;
   bool new_pages = false;  // a fresh result on memory never touched yet
