@@ -15,7 +15,7 @@ from eltwise._timing import per_call  # noqa: F401  (shared with the demo)
 @dataclasses.dataclass
 class Budget:
     """How long to time. per_lib: seconds per library per cell; min_sample: shortest
-    timed batch of calls; min_rounds/max_rounds: bounds on the number of samples;
+    sample (whole batches of calls); min_rounds/max_rounds: bounds on the number of samples;
     slow_min_rounds: the lower bound instead when some library's call takes longer than
     slow_call seconds (1.6e7-element and narrow-row cells: 3 samples of 20-200 ms calls
     are steady, and 5 would cost a third of the whole run).

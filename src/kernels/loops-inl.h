@@ -475,8 +475,8 @@ struct OpBase {
 };
 
 // Base for ops that cost no more than moving their bytes (add, compare, ...):
-// they also get the strided loop. (Division does enough work per element
-// that packing strided operands first costs it little.)
+// they also get the strided loop. (Other ops opt in per storage type where
+// packing left the memory idle while they computed: power, integer division.)
 struct MemoryBoundOp : OpBase {
   static constexpr bool kMemoryBound = true;
   template <typename T> static constexpr bool kLoadsStrided = true;
