@@ -46,14 +46,14 @@ SUPPORTED_DTYPES = set(ALL_DTYPES)  # SPEC §2
 # Float Pow may differ by 1 ULP, because ONNX's expected values come from a different
 # libm than eltwise's. case/node/pow.py computes them as `np.power(x, y).astype(x.dtype)`,
 # i.e. with NumPy's loops: SVML on an AVX-512 x86-64, the C library's pow/powf elsewhere.
-# eltwise's float pow is SLEEF's 1-ULP pow (README; SPEC §4: within 1 ULP of numpy.power).
+# eltwise's float pow is its own, within 1 ULP (README; SPEC §4: within 1 ULP of numpy.power).
 # Checked on test_pow (60 float32 values) on an AVX-512 machine with NumPy 2.4:
 # - the files shipped with onnx 1.22 are the correctly rounded results (float64 pow
 #   rounded to float32), and eltwise matches them bit for bit;
 # - the cases onnx 1.23 generates in memory use this machine's np.power (SVML), which is
 #   1 ULP off the correctly rounded value in 12 of the 60; eltwise differs from those
 #   expected values in exactly those 12, by 1 ULP.
-# So the expected values depend on which machine's libm produced them, never SLEEF. Every
+# So the expected values depend on which machine's libm produced them, not eltwise. Every
 # other op, and Pow with an integer result, must match bit for bit.
 _POW_ULP = 1
 

@@ -539,8 +539,9 @@ def test_float32_power_accuracy(target, rng):
                                    BF16], ids=dtype_id)
 def test_float_power_targets_agree(dtype, rng):
     """power is within 1 ULP of NumPy, not bit-exact with it, and within 1 ULP from target
-    to target; the targets with FMA (AVX2, AVX-512) give the same bits (SLEEF's FMA
-    variants for float64, FMA in the float64 steps of float32), as power's docstring says."""
+    to target; the targets with FMA (AVX2, AVX-512) give the same bits (FMA in the
+    double-double steps of float64 and the float64 steps of float32), as power's docstring
+    says."""
     x = (10.0 ** rng.uniform(-4, 4, 20000)).astype(dtype)
     y = rng.uniform(-10, 10, 20000).astype(dtype)
     with np.errstate(all="ignore"):
