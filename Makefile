@@ -1,11 +1,11 @@
 # The README's two commands: `make demo` and `make test`.
-# Each installs what a fresh Debian 12 machine lacks (Highway, SLEEF), makes the
+# Each installs what a fresh Debian 12 machine lacks (Highway), makes the
 # project's virtual environment .venv, builds eltwise into it, then runs.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
-DEBS := libhwy-dev libsleef-dev pkg-config
+DEBS := libhwy-dev pkg-config
 # pyproject.toml's [build-system] requires, installed into .venv so that builds
 # run without isolation and reuse build/: a second build recompiles only what changed.
 BUILD_DEPS := "scikit-build-core>=0.11" "pybind11>=3" "numpy>=2"
@@ -57,6 +57,6 @@ fuzz: install
 test-min: install
 	PYTHON=$(PY) tools/test-min-versions
 
-# A self-contained manylinux wheel in dist/ (Highway and SLEEF bundled by auditwheel).
+# A self-contained manylinux wheel in dist/ (Highway bundled by auditwheel).
 wheel: deps venv
 	PYTHON=$(PY) tools/build-wheel

@@ -1,13 +1,14 @@
-"""The repaired wheel runs on a machine without Highway and SLEEF.
+"""The repaired wheel runs on a machine without Highway.
 
 `tools/build-wheel` builds the wheel and `auditwheel repair`s it (or reuses the one
 in dist/ when the source has not changed since). The wheel is installed into a fresh
 virtual environment (pip fetches numpy and ml_dtypes), and eltwise is imported and
-run in a child process whose mount namespace covers every libhwy/libsleef file of
+run in a child process whose mount namespace covers every libhwy file of
 the system with an empty file (`unshare -m` as root, `unshare -rm` otherwise). The
 unrepaired wheel's extension must fail to load in that same sandbox, so the hiding
-is proven to work; the repaired one must run and map both libraries from its own
-eltwise.libs/. Nothing is installed into the interpreter running the tests.
+is proven to work; the repaired one must run and map Highway from its own
+eltwise.libs/. (SLEEF, which float64 power used before eltwise's own pow, is
+neither needed nor bundled.) Nothing is installed into the interpreter running the tests.
 
 Slow (a build when the source changed, a venv, a pip install): marked ``slow``,
 every step has a time limit and the whole module a budget,
@@ -34,7 +35,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BUILD_WHEEL = ROOT / "tools" / "build-wheel"
-HIDDEN_NAMES = ("libhwy", "libsleef")
+HIDDEN_NAMES = ("libhwy",)
 DEADLINE = time.monotonic() + float(os.environ.get("ELTWISE_WHEEL_TEST_BUDGET", "1800"))
 
 if not sys.platform.startswith("linux"):
@@ -83,7 +84,7 @@ def build_python() -> pathlib.Path:
 
 
 def system_copies() -> list[str]:
-    """Every file of the system's Highway and SLEEF that the loader could find."""
+    """Every file of the system's Highway that the loader could find."""
     found = set()
     ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
     if os.path.exists(ldconfig):
@@ -175,16 +176,16 @@ def test_wheel_is_manylinux_and_self_contained(wheels):
     assert raw.name.endswith(f"-linux_{os.uname().machine}.whl"), raw.name
     with zipfile.ZipFile(repaired) as z:
         names = z.namelist()
-    for prefix in ("eltwise.libs/libhwy", "eltwise.libs/libsleef"):
-        assert any(n.startswith(prefix) for n in names), (prefix, names)
+    assert any(n.startswith("eltwise.libs/libhwy") for n in names), names
+    assert not [n for n in names if "sleef" in n.lower()], names
     licenses = {n.split(".dist-info/licenses/", 1)[1] for n in names if ".dist-info/licenses/" in n}
-    assert {"LICENSE", "licenses/highway-LICENSE.txt", "licenses/sleef-LICENSE.txt"} <= licenses
+    assert {"LICENSE", "licenses/highway-LICENSE.txt"} <= licenses
 
 
 LOAD_RAW = textwrap.dedent("""
     import ctypes, importlib.util, json, sys
     result = {}
-    for name in ("libhwy.so.1", "libsleef.so.3"):
+    for name in ("libhwy.so.1",):
         try:
             ctypes.CDLL(name)
             result[name] = None
@@ -205,7 +206,7 @@ def test_sandbox_hides_the_system_libraries(wheels, venv, sandbox, tmp_path):
     wrap, hidden = sandbox
     _, raw = wheels
     python, _ = venv
-    assert any("libhwy" in p for p in hidden) and any("libsleef" in p for p in hidden), hidden
+    assert any("libhwy" in p for p in hidden), hidden
     with zipfile.ZipFile(raw) as z:
         (ext,) = [n for n in z.namelist() if n.startswith("eltwise/_eltwise") and n.endswith(".so")]
         so = z.extract(ext, tmp_path)
@@ -213,7 +214,7 @@ def test_sandbox_hides_the_system_libraries(wheels, venv, sandbox, tmp_path):
     run(load, timeout=60, cwd=tmp_path, env=clean_env())  # fine with the system libraries
     proc = run(wrap([python, "-c", LOAD_RAW, so]), timeout=120, cwd=tmp_path, env=clean_env())
     result = json.loads(proc.stdout)
-    assert result["libhwy.so.1"] and result["libsleef.so.3"], result
+    assert result["libhwy.so.1"], result
     assert result["import"] and "libhwy" in result["import"], result
 
 
@@ -253,7 +254,7 @@ RUN_REPAIRED = textwrap.dedent("""
     eltwise.set_target(None)
     eltwise.show_config()
 
-    # Where the loader found Highway and SLEEF: this process's mappings, and ldd's view.
+    # Where the loader found Highway (and any SLEEF): this process's mappings, ldd's view.
     def ours(line):
         return "libhwy" in line or "libsleef" in line
     with open("/proc/self/maps") as f:
@@ -280,6 +281,6 @@ def test_repaired_wheel_runs_without_system_libraries(wheels, venv, sandbox, tmp
     libs = site / "eltwise.libs"
     for where in ("maps", "ldd"):
         paths = [pathlib.Path(p) for p in result[where]]
-        assert sorted(p.name.split("-")[0] for p in paths) == ["libhwy", "libsleef"], (where, paths)
+        assert sorted(p.name.split("-")[0] for p in paths) == ["libhwy"], (where, paths)
         assert all(p.parent == libs for p in paths), (where, paths)
 
