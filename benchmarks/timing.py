@@ -21,14 +21,15 @@ class Budget:
     are steady, and 5 would cost a third of the whole run).
 
     A sample's first call pays for whatever the library before it left behind (the
-    cache, freed pages), so every sample lasts at least min_sample (5 ms), whatever the
-    estimate said: with 1 ms and the estimate's count, a 0.2-0.5 ms call ran once or
-    twice per sample, and the library that ran once took that cost whole (Fortran
-    float32 add, 10^6 elements: eltwise 1 call per sample, median 0.44 ms against a
-    best of 0.17; NumPy 2 calls, 0.31 ms; alone, one call each, 0.30 and 0.39 ms)."""
+    cache, freed pages), so every sample lasts at least min_sample, whatever the
+    estimate said: with the estimate's count alone, a 0.2-0.5 ms call ran once or twice
+    per sample, and the library that ran once took that cost whole (Fortran float32
+    add, 10^6 elements: eltwise 1 call per sample, median 0.44 ms against a best of
+    0.17; NumPy 2 calls, 0.31 ms; alone, one call each, 0.30 and 0.39 ms). 5 ms samples
+    made the whole run about three times as long."""
 
     per_lib: float = 0.1
-    min_sample: float = 5e-3
+    min_sample: float = 1e-3
     min_rounds: int = 5
     max_rounds: int = 25
     slow_call: float = 0.02
