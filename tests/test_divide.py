@@ -304,6 +304,27 @@ def test_min_div_minus_one(dtype, target):
             assert eltwise.mod(dtype.type(mn), dtype.type(-1)) == 0
 
 
+@pytest.mark.parametrize("dtype", [np.dtype(np.int32), np.dtype(np.uint32)], ids=dtype_id)
+def test_32bit_quotients_at_the_narrowing_boundary(dtype, target):
+    """32-bit division computes in float64 and narrows by moving results >= 2^31 down by
+    2^32: quotients and dividends on either side of 2^31 and at the type's ends."""
+    ii = np.iinfo(dtype)
+    edges = [ii.min, ii.min + 1, -1, 0, 1, 2**31 - 2, 2**31 - 1, ii.max - 1, ii.max]
+    if dtype.kind == "u":
+        edges += [2**31, 2**31 + 1]
+    a = np.array([e for e in edges if ii.min <= e <= ii.max], dtype)
+    for n in (1, 7, 33):  # tails, one vector, several
+        x = np.resize(a, n * len(a))
+        for b in (1, 2, 3, -1, -2, ii.max):
+            if not ii.min <= b <= ii.max:
+                continue
+            y = np.full(x.shape, b, dtype)
+            for name in ("floor_divide", "mod", "fmod"):
+                assert_same(getattr(eltwise, name)(x, y), reference(name, x, y), inputs=(x, y))
+            assert_same(eltwise.divide(x, y, pythondiv=False),
+                        reference("divide", x, y, pythondiv=False), inputs=(x, y))
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
 def test_float_floor_divide_and_mod_bit_exact(dtype, target):
     """Float floor_divide / remainder bit-exact with NumPy (Python's // and %)."""
