@@ -140,15 +140,16 @@ HWY_INLINE hn::Vec<DU> MulHighBy(DU du, hn::Vec<DU> a, hn::TFromD<DU> m) {
   } else {
     const hn::Repartition<uint32_t, DU> d32;
     const auto b = hn::Set(du, m);
-    const auto lo32 = hn::Set(du, 0xFFFFFFFFull);
     const auto a_hi = hn::ShiftRight<32>(a), b_hi = hn::ShiftRight<32>(b);
     const auto ll = hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b));
     const auto lh = hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b_hi));
     const auto hl = hn::MulEven(hn::BitCast(d32, a_hi), hn::BitCast(d32, b));
     const auto hh = hn::MulEven(hn::BitCast(d32, a_hi), hn::BitCast(d32, b_hi));
-    const auto mid = hn::Add(hn::Add(hn::ShiftRight<32>(ll), hn::And(lh, lo32)), hn::And(hl, lo32));
-    return hn::Add(hn::Add(hh, hn::ShiftRight<32>(lh)),
-                   hn::Add(hn::ShiftRight<32>(hl), hn::ShiftRight<32>(mid)));
+    // Hacker's Delight's mulhu: each sum is at most (2^32 - 1)^2 + 2^32 - 1 <
+    // 2^64, so no carry is lost (9 operations after the multiplies, was 12).
+    const auto t = hn::Add(hl, hn::ShiftRight<32>(ll));
+    const auto u = hn::Add(lh, hn::And(t, hn::Set(du, 0xFFFFFFFFull)));
+    return hn::Add(hn::Add(hh, hn::ShiftRight<32>(t)), hn::ShiftRight<32>(u));
   }
 }
 
