@@ -371,6 +371,20 @@ def test_integer_power_exact(dtype, target, rng):
     assert eltwise.power(dtype.type(0), dtype.type(0)) == 1
 
 
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=dtype_id)
+def test_integer_power_by_scalar_exponent(dtype, target, rng):
+    """A scalar exponent runs binary powering on its bits for the whole call: every
+    exponent of the pool (0, small, powers of two and their neighbours, MAX) against
+    every base of the pool, contiguous, strided and reversed, 0 ** 0 == 1."""
+    bases = np.resize(value_pool(dtype, rng), 257)
+    for e in power_exponents(dtype):
+        s = dtype.type(e)
+        assert_same(eltwise.power(bases, s), reference("power", bases, s), inputs=(bases, s))
+        assert_same(eltwise.power(bases[::3], s), reference("power", bases[::3], s))
+        assert_same(eltwise.power(bases[::-1], s), reference("power", bases[::-1], s))
+    assert (eltwise.power(np.zeros(9, dtype), dtype.type(0)) == 1).all()
+
+
 def _c99_special(x, y):
     if np.isnan(x) or np.isnan(y) or y == 0 or x == 1:
         return True
