@@ -58,6 +58,15 @@ HWY_INLINE T DivideOne(T a, T b) {
   return kResult == Result::kQuotient ? q : r;
 }
 
+// floor(log2 d) for d > 0, and whether d is a power of two: where every
+// divisor form starts.
+struct DivisorScale {
+  int log2;
+  bool power_of_two;
+  explicit DivisorScale(uint64_t d)
+      : log2(63 - __builtin_clzll(d)), power_of_two((d & (d - 1)) == 0) {}
+};
+
 // An unsigned divisor as multiply-high, shift and an optional add
 // (Granlund-Montgomery, in libdivide's formulation), so that a scalar
 // divisor costs a few multiplies per lane instead of a division. One form
@@ -80,9 +89,10 @@ struct UDivisor {
   explicit UDivisor(U d) {
     using W = std::conditional_t<sizeof(U) == 8, unsigned __int128, uint64_t>;
     constexpr int kBits = 8 * sizeof(U);
-    const int l = 63 - __builtin_clzll(static_cast<uint64_t>(d));
+    const DivisorScale scale(d);
+    const int l = scale.log2;
     shift = l;
-    if ((d & (d - 1)) == 0) {
+    if (scale.power_of_two) {
       add_mask = static_cast<U>(~U{0});
       return;
     }
@@ -116,7 +126,7 @@ struct UDivisor<uint8_t> {
 
   UDivisor() = default;
   explicit UDivisor(uint8_t d) {
-    const int s = 31 - __builtin_clz(d);
+    const int s = DivisorScale(d).log2;
     magic = static_cast<uint16_t>(((1u << (s + 9)) + d - 1) / d);
     shift = s + 1;
   }
@@ -188,8 +198,9 @@ struct UDivisorHalfRange {
   explicit UDivisorHalfRange(U d) {
     using W = std::conditional_t<sizeof(U) == 8, unsigned __int128, uint64_t>;
     constexpr int kBits = 8 * sizeof(U);
-    const int s = 63 - __builtin_clzll(static_cast<uint64_t>(d));
-    if ((d & (d - 1)) == 0) {
+    const DivisorScale scale(d);
+    const int s = scale.log2;
+    if (scale.power_of_two) {
       magic = static_cast<U>(U{1} << (kBits - 1));
       shift = s;
       return;
@@ -230,12 +241,15 @@ struct IntDivideByScalar : OpBase {
     if (zero_divisor) return;
     using U = std::make_unsigned_t<T>;
     const U magnitude = divisor_negative ? static_cast<U>(U{0} - static_cast<U>(b)) : static_cast<U>(b);
-    std::get<UDivisor<U>>(divisors) = UDivisor<U>(magnitude);
-    if constexpr (std::is_signed<T>::value && sizeof(T) > 1) {
+    // A signed floor division by b > 0 (16- to 64-bit lanes) reads only the
+    // half-range form; everything else the general one.
+    if constexpr (kRound == Rounding::kFloor && std::is_signed<T>::value && sizeof(T) > 1) {
       if (!divisor_negative) {
         std::get<UDivisorHalfRange<U>>(half_range_divisors) = UDivisorHalfRange<U>(magnitude);
+        return;
       }
     }
+    std::get<UDivisor<U>>(divisors) = UDivisor<U>(magnitude);
   }
 
   template <class D, class V>

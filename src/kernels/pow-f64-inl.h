@@ -55,6 +55,16 @@ namespace eltwise {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Whether float lanes y are integers, and odd ones, for the sign of a
+// negative base (float32 and float64 power): |y| >= 2^(mantissa bits) is an
+// integer, and from one more bit on an even one; NaN is neither.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void IntegerParity(D d, V y, hn::Mask<D>* y_int, hn::Mask<D>* y_odd) {
+  const V half = hn::Mul(y, hn::Set(d, hn::TFromD<D>(0.5)));
+  *y_int = hn::Eq(hn::Round(y), y);
+  *y_odd = hn::AndNot(hn::Eq(hn::Round(half), half), *y_int);
+}
+
 namespace pow_f64 {
 
 // a * b + c, fused where the target has FMA (polynomials and other inexact
@@ -297,9 +307,8 @@ HWY_NOINLINE V PowFinish(D d, V x, V y, V hi, V lo) {
     mag = hn::IfThenElse(big, hn::IfThenElse(hn::Gt(ehi_c, hn::Zero(d)), vpos, vneg), mag);
   }
   // Sign: negative x (incl. -0, -inf) and odd integer y.
-  const V half = hn::Mul(y, hn::Set(d, 0.5));
-  const auto y_int = hn::Eq(hn::Round(y), y);  // incl. +-inf; |y| >= 2^52: integer
-  const auto y_odd = hn::And(y_int, hn::Ne(hn::Round(half), half));  // |y| >= 2^53: even
+  hn::Mask<D> y_int, y_odd;  // +-inf counts as an even integer
+  IntegerParity(d, y, &y_int, &y_odd);
   const auto x_signbit = hn::RebindMask(d, hn::Lt(hn::BitCast(di, ix), hn::Zero(di)));
   const VU sign = hn::And(hn::VecFromMask(du, hn::RebindMask(du, hn::And(x_signbit, y_odd))),
                           hn::Set(du, 0x8000000000000000ull));
@@ -349,9 +358,8 @@ HWY_NOINLINE V PowNegOrSlow(D d, V x, V y, V mag, M ok, V hi, V lo) {
   const hn::RebindToSigned<D> di;
   const hn::RebindToUnsigned<D> du;
   const auto x_neg = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x), hn::Zero(di)));
-  const V half = hn::Mul(y, hn::Set(d, 0.5));
-  const auto y_int = hn::Eq(hn::Round(y), y);
-  const auto y_odd = hn::AndNot(hn::Eq(hn::Round(half), half), y_int);
+  hn::Mask<D> y_int, y_odd;
+  IntegerParity(d, y, &y_int, &y_odd);
   ok = hn::AndNot(hn::AndNot(y_int, x_neg), ok);
   if (HWY_UNLIKELY(!hn::AllTrue(d, ok))) {
     // Subnormal (nonzero) x: 0 < bits of |x| < 0x0010..

@@ -176,9 +176,8 @@ HWY_INLINE VF PowF32(DF df, VF x, VF y) {
   // Negative x: the sign of an odd integer y; NaN for a non-integer y.
   const auto negative = hn::Lt(hn::BitCast(di, x), hn::Zero(di));
   if (HWY_UNLIKELY(any_rare || !hn::AllFalse(di, negative))) {
-    const VF half_y = hn::Mul(y, hn::Set(df, 0.5f));
-    const auto y_int = hn::Eq(hn::Round(y), y);
-    const auto y_odd = hn::AndNot(hn::Eq(hn::Round(half_y), half_y), y_int);
+    hn::Mask<DF> y_int, y_odd;
+    IntegerParity(df, y, &y_int, &y_odd);
     const VU sign_bit = hn::Set(du, 0x80000000u);
     const VU odd_sign = hn::And(hn::BitCast(du, x), hn::VecFromMask(du, hn::RebindMask(du, y_odd)));
     const VU result_sign = hn::And(odd_sign, sign_bit);
