@@ -122,16 +122,21 @@ HWY_INLINE hn::Vec<DH> F32ToF16(DH dh, DF df, hn::Vec<DF> f) {
 
 // Computes bfloat16 bits from float32, rounding to nearest even; NaN becomes
 // the quiet NaN of its sign, as ml_dtypes does. (Highway's DemoteTo truncates.)
+// NaN lanes, rare, become sign | 0x7FC00000 first (one test per vector), which
+// the rounding then leaves as is: a blend on every vector cost a sixth of a
+// bfloat16 add.
 template <class DB, class DF>
 HWY_INLINE hn::Vec<DB> F32ToBF16(DB db, DF df, hn::Vec<DF> f) {
   const hn::RebindToUnsigned<DF> du;
-  const auto w = hn::BitCast(du, f);
+  auto w = hn::BitCast(du, f);
+  const auto is_nan = hn::IsNaN(f);
+  if (HWY_UNLIKELY(!hn::AllFalse(df, is_nan))) {
+    const auto quiet = hn::Or(hn::And(w, hn::Set(du, 0x80000000u)), hn::Set(du, 0x7FC00000u));
+    w = hn::IfThenElse(hn::RebindMask(du, is_nan), quiet, w);
+  }
   const auto lsb = hn::And(hn::ShiftRight<16>(w), hn::Set(du, 1u));
-  const auto rounded = hn::ShiftRight<16>(hn::Add(w, hn::Add(lsb, hn::Set(du, 0x7FFFu))));
-  const auto nan = hn::Or(hn::ShiftRight<16>(hn::And(w, hn::Set(du, 0x80000000u))),
-                          hn::Set(du, 0x7FC0u));
-  const auto r = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(f)), nan, rounded);
-  return hn::BitCast(db, hn::TruncateTo(hn::Rebind<uint16_t, DF>(), r));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(w, hn::Set(du, 0x7FFFu)), lsb));
+  return hn::BitCast(db, hn::TruncateTo(hn::Rebind<uint16_t, DF>(), rounded));
 }
 
 // ---------------------------------------------------------------------------
