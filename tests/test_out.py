@@ -204,6 +204,14 @@ def test_out_aliases_input(name, dtype, n, target):
     exp = _np_on_copies(name, a, a)
     getattr(eltwise, name)(a, a, out=a)
     assert_same(a, exp)
+    # out is the array beside a scalar (a tail recomputed in place would apply twice)
+    for first in (True, False):
+        a = a0.copy()
+        s = b0[0] if first else b0[-1]
+        args = (s, a) if first else (a, s)
+        exp = _np_on_copies(name, *args)
+        getattr(eltwise, name)(*args, out=a)
+        assert_same(a, exp)
 
 
 @pytest.mark.parametrize("n", [2, 8, 34, 258, 100_002])

@@ -49,6 +49,21 @@ HWY_INLINE T OneOf() {
   }
 }
 
+// A vector of storage lanes all equal to s. Half types go by their bits
+// (Highway 1.0.3 has no Set for them on every target).
+template <class DS>
+HWY_INLINE hn::Vec<DS> SplatStorage(DS ds, hn::TFromD<DS> s) {
+  using T = hn::TFromD<DS>;
+  if constexpr (kIsHalf<T>) {
+    const hn::RebindToUnsigned<DS> du;
+    uint16_t bits;
+    std::memcpy(&bits, &s, sizeof(bits));
+    return hn::BitCast(ds, hn::Set(du, bits));
+  } else {
+    return hn::Set(ds, s);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // float16 <-> float32. Highway 1.0.3's conversions are IEEE-correct only where
 // F16C does them (AVX2, AVX3); elsewhere they mishandle Inf/NaN and truncate,
@@ -277,11 +292,13 @@ HWY_INLINE hn::Vec<D> PerLane(D d, hn::Vec<D> a, hn::Vec<D> b, F f) {
 //   template <typename T> using Compute = ...;   // lane type it computes in
 //   auto operator()(D d, Vec<D> a, Vec<D> b)      // a vector or a mask
 //   int flags() const;                           // KernelFlags it met
-// Partial vectors (the tail, and the head before an aligned streaming store)
-// go through one padded vector, never re-reading or re-writing elements
-// already done, so `out` may alias an input. `stream` asks for non-temporal
-// stores (outputs larger than the cache), honoured where the result fills
-// whole vectors.
+// A tail of n >= N elements is the last whole vector again, when `out`
+// shares no byte with an array operand (recomputing lanes already done then
+// stores the same bits). Other partial vectors (the tail of an in-place call
+// or of n < N, the head before an aligned streaming store) go through one
+// padded vector, never re-reading or re-writing elements already done, so
+// `out` may alias an input. `stream` asks for non-temporal stores (outputs
+// larger than the cache), honoured where the result fills whole vectors.
 
 template <class Op, typename T, typename O, LoopKind kKind>
 int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
@@ -297,13 +314,13 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   O* out = static_cast<O*>(po);
   Op op;
 
-  // The broadcast operand of a scalar loop kind, read once.
-  HWY_ALIGN T splat[kMaxLanes];
+  // The broadcast operand of a scalar loop kind, read once. (Set, not a
+  // filled buffer: its lanes' stores and the vector load after them defeated
+  // store forwarding, a stall on every call; a tenth of a call on 1000 int8.)
   const T s = kKind == LoopKind::kScalarFirst    ? a[0]
               : kKind == LoopKind::kScalarSecond ? b[0]
                                                  : OneOf<T>();
-  for (size_t j = 0; j < kMaxLanes; ++j) splat[j] = s;
-  const auto vs = Widen(dc, hn::LoadU(ds, splat));
+  const auto vs = Widen(dc, SplatStorage(ds, s));
   // In the compute type: a half-precision scalar arrives widened to float.
   if constexpr (kKind == LoopKind::kScalarSecond) op.PrepareScalarSecond(hn::GetLane(vs));
 
@@ -387,7 +404,19 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   for (; i + N <= n; i += N) {
     hn::StoreU(result_at(a + i, b + i), dout, out + i);
   }
-  if (i < n) partial(i, n - i);
+  if (i < n) {
+    // Byte ranges: out against each operand that is an array.
+    const auto apart = [&](const T* p) {
+      const uintptr_t o0 = reinterpret_cast<uintptr_t>(out), p0 = reinterpret_cast<uintptr_t>(p);
+      return o0 + n * sizeof(O) <= p0 || p0 + n * sizeof(T) <= o0;
+    };
+    if (n >= N && (kKind == LoopKind::kScalarFirst || apart(a)) &&
+        (kKind == LoopKind::kScalarSecond || apart(b))) {
+      hn::StoreU(result_at(a + n - N, b + n - N), dout, out + n - N);
+    } else {
+      partial(i, n - i);
+    }
+  }
   return op.flags();
 }
 
