@@ -60,12 +60,15 @@ struct ExtremumOp : MemoryBoundOp {
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+      // Highway's Max/Min are x86's maxps/minps here: a > b ? a : b (a < b),
+      // so the second operand on a tie and where either is NaN; only a NaN
+      // first operand needs the fix (and, for float16, a tie): half the
+      // operations of the general form (float16: five of its six).
+      const V hw = kMax ? hn::Max(a, b) : hn::Min(a, b);
       if constexpr (!kFirstOnTie) {
-        // Highway's Max/Min are x86's maxps/minps here: a > b ? a : b (a < b),
-        // so the second operand on a tie and where either is NaN; only a NaN
-        // first operand needs the fix. Half the operations of the general form.
-        const V r = kMax ? hn::Max(a, b) : hn::Min(a, b);
-        return hn::IfThenElse(hn::IsNaN(a), a, r);
+        return hn::IfThenElse(hn::IsNaN(a), a, hw);
+      } else {
+        return hn::IfThenElse(hn::Or(hn::Eq(a, b), hn::IsNaN(a)), a, hw);
       }
 #endif
       // Elsewhere Highway's Max/Min follow other hardware rules: not used.
