@@ -292,13 +292,14 @@ HWY_INLINE hn::Vec<D> PerLane(D d, hn::Vec<D> a, hn::Vec<D> b, F f) {
 //   template <typename T> using Compute = ...;   // lane type it computes in
 //   auto operator()(D d, Vec<D> a, Vec<D> b)      // a vector or a mask
 //   int flags() const;                           // KernelFlags it met
-// A tail of n >= N elements is the last whole vector again, when `out`
-// shares no byte with an array operand (recomputing lanes already done then
-// stores the same bits). Other partial vectors (the tail of an in-place call
-// or of n < N, the head before an aligned streaming store) go through one
-// padded vector, never re-reading or re-writing elements already done, so
-// `out` may alias an input. `stream` asks for non-temporal stores (outputs
-// larger than the cache), honoured where the result fills whole vectors.
+// Partial vectors (the tail, and the head before an aligned streaming store)
+// go through one padded vector, never re-reading or re-writing elements
+// already done, so `out` may alias an input. (Recomputing the last whole
+// vector instead was faster on rows against a column, but a row just
+// transposed byte by byte (RunGroups) then loaded its freshest bytes as one
+// vector, a failed store forward per row: uint8 a.T + b ran at half speed.)
+// `stream` asks for non-temporal stores (outputs larger than the cache),
+// honoured where the result fills whole vectors.
 
 template <class Op, typename T, typename O, LoopKind kKind>
 int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
@@ -404,19 +405,7 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   for (; i + N <= n; i += N) {
     hn::StoreU(result_at(a + i, b + i), dout, out + i);
   }
-  if (i < n) {
-    // Byte ranges: out against each operand that is an array.
-    const auto apart = [&](const T* p) {
-      const uintptr_t o0 = reinterpret_cast<uintptr_t>(out), p0 = reinterpret_cast<uintptr_t>(p);
-      return o0 + n * sizeof(O) <= p0 || p0 + n * sizeof(T) <= o0;
-    };
-    if (n >= N && (kKind == LoopKind::kScalarFirst || apart(a)) &&
-        (kKind == LoopKind::kScalarSecond || apart(b))) {
-      hn::StoreU(result_at(a + n - N, b + n - N), dout, out + n - N);
-    } else {
-      partial(i, n - i);
-    }
-  }
+  if (i < n) partial(i, n - i);
   return op.flags();
 }
 
