@@ -19,11 +19,11 @@ I64 = np.iinfo(np.int64)
 U64 = np.iinfo(np.uint64)
 
 OPS = {
-    "floor": lambda a, b: eltwise.divide(a, b),
-    "floor_divide": lambda a, b: eltwise.floor_divide(a, b),
-    "trunc": lambda a, b: eltwise.divide(a, b, pythondiv=False),
-    "mod": lambda a, b: eltwise.mod(a, b),
-    "fmod": lambda a, b: eltwise.fmod(a, b),
+    "floor": lambda a, b, **kw: eltwise.divide(a, b, **kw),
+    "floor_divide": lambda a, b, **kw: eltwise.floor_divide(a, b, **kw),
+    "trunc": lambda a, b, **kw: eltwise.divide(a, b, pythondiv=False, **kw),
+    "mod": lambda a, b, **kw: eltwise.mod(a, b, **kw),
+    "fmod": lambda a, b, **kw: eltwise.fmod(a, b, **kw),
 }
 
 
@@ -148,3 +148,36 @@ def test_division_by_zero_is_reported_on_the_fast_path(target):
         eltwise.floor_divide(a, b)
     with np.errstate(divide="ignore"):
         assert eltwise.mod(a, b)[17] == 0 and eltwise.floor_divide(a, b)[17] == 0
+
+
+@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_lane_fallback_in_every_loop(op, dtype, target, rng):
+    """Vectors beyond the bound are written lane by lane straight into the result, by the
+    contiguous, scalar-first and strided loops alike: a scalar dividend, every-other and
+    reversed strides, a broadcast row, a result written over the dividend, a zero divisor
+    in a vector that goes lane by lane (the flag is raised there too), and lengths that
+    end in a partial vector."""
+    info = np.iinfo(dtype)
+    for n in (1, 7, 64, 1027):
+        a = rng.integers(info.min, info.max, 2 * n, dtype=dtype, endpoint=True)
+        b = rng.integers(info.min, info.max, 2 * n, dtype=dtype, endpoint=True)
+        b[b == 0] = 5
+        check(op, np.array(info.max - 3, dtype), b[:n])  # scalar dividend
+        check(op, a[::2], b[::2])
+        check(op, a[::-2], b[1::2])
+        check(op, a[:n].reshape(1, n), b[:n])
+        if n >= 4:
+            check(op, a[: (n // 4) * 4].reshape(-1, 4), b[:4])  # a row against each of them
+        exp = expected(op, a, b)
+        got = a.copy()
+        with np.errstate(divide="ignore"):
+            assert OPS[op](got, b, out=got) is got
+        assert (got == exp).all()
+    a = np.full(16, info.max, dtype)
+    b = np.full(16, info.max // 3, dtype)
+    b[9] = 0
+    for view_a, view_b in ((a, b), (np.repeat(a, 2)[::2], np.repeat(b, 2)[::2])):
+        with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+            OPS[op](view_a, view_b)
+        check(op, view_a, view_b)

@@ -52,11 +52,19 @@ HWY_INLINE T DivideOne(T a, T b) {
   T q = a / b;
   T r = a % b;
   if constexpr (kRound == Rounding::kFloor && std::is_signed<T>::value) {
-    // Without a branch: its outcome is a coin toss on mixed signs (full-range
-    // int64 floor_divide: 3.0 ns per element with it).
-    const T step = -static_cast<T>((r != 0) & ((r ^ b) < 0));  // 0 or -1
-    q += step;
-    r += b & step;
+    // The step where r and b differ in sign, as a conditional move: a branch
+    // on it is a coin toss on mixed signs (full-range int64 floor_divide: 3.0
+    // ns per element with it). r != 0 may branch: operands this far apart
+    // rarely divide exactly. (A mask form of both tests cost 5-10% more.)
+    if (r != 0) {
+      const bool differ = (r ^ b) < 0;
+      if constexpr (kResult == Result::kQuotient) {
+        q -= static_cast<T>(differ);
+      } else {
+        const T stepped = r + b;
+        r = differ ? stepped : r;
+      }
+    }
   }
   return kResult == Result::kQuotient ? q : r;
 }
@@ -344,12 +352,13 @@ struct IntDivideByScalar : OpBase {
 // (signed: |q| <= |a| <= 2^50, |r| < |b|, and the floor step's q - 1 only
 // where |q| < |a / b|) or [0, 2^51) (unsigned), inside that range, so the way
 // back is the same sum read the other way.
-// any_zero: whether b has a zero lane; only then are zero divisors masked
-// (the mask on every vector cost 15% of the loop, measured in a C harness).
-template <Rounding kRound, Result kResult, class D, class V>
-HWY_INLINE bool DivideBelowBound(D d, V a, V b, bool any_zero, V* result) {
+// b_zero: b's zero lanes; any_zero: whether there is one. Only then are zero
+// divisors masked (the mask on every vector cost 15% of the loop, measured in
+// a C harness).
+template <Rounding kRound, Result kResult, class D, class V, class M>
+HWY_INLINE bool DivideBelowBound(D d, V a, V b, M b_zero_lanes, bool any_zero, V* result) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)d, (void)a, (void)b, (void)any_zero, (void)result;
+  (void)d, (void)a, (void)b, (void)b_zero_lanes, (void)any_zero, (void)result;
   return false;
 #else
   using T = hn::TFromD<D>;
@@ -385,7 +394,7 @@ HWY_INLINE bool DivideBelowBound(D d, V a, V b, bool any_zero, V* result) {
   };
   const auto fa = to_double(a);
   auto fb = to_double(b);
-  auto b_zero = hn::Eq(fb, hn::Zero(df));
+  const auto b_zero = hn::RebindMask(df, b_zero_lanes);
   if (HWY_UNLIKELY(any_zero)) fb = hn::IfThenElse(b_zero, hn::Set(df, 1.0), fb);
   auto q = hn::Trunc(hn::Div(fa, fb));
   auto r = hn::Sub(fa, hn::Mul(q, fb));
@@ -412,11 +421,12 @@ HWY_INLINE bool DivideBelowBound(D d, V a, V b, bool any_zero, V* result) {
 // lies in (a/b - 1, a/b) and q0 = max(floor(Q - 0.5), 0) is q or q - 1, never
 // more than q = floor(a/b). So q0 * b <= a (no wrap) and r0 = a - q0 * b lies
 // in [0, 2b) and is exact; r0 >= b means q = q0 + 1, r = r0 - b. A zero
-// divisor gives 0 (IntDivide raises the flag); any_zero as for DivideBelowBound.
-template <Result kResult, class D, class V>
-HWY_INLINE bool DivideSmallQuotient(D d, V a, V b, bool any_zero, V* result) {
+// divisor gives 0 (IntDivide raises the flag); b_zero and any_zero as for
+// DivideBelowBound.
+template <Result kResult, class D, class V, class M>
+HWY_INLINE bool DivideSmallQuotient(D d, V a, V b, M b_zero, bool any_zero, V* result) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)d, (void)a, (void)b, (void)any_zero, (void)result;
+  (void)d, (void)a, (void)b, (void)b_zero, (void)any_zero, (void)result;
   return false;
 #else
   const hn::Rebind<double, D> df;
@@ -430,7 +440,6 @@ HWY_INLINE bool DivideSmallQuotient(D d, V a, V b, bool any_zero, V* result) {
                                          hn::Set(d, 0x4330000000000000ull)));
     return hn::Add(hn::Sub(hi, hn::Set(df, 0x1.00000001p84)), lo);
   };
-  const auto b_zero = hn::Eq(b, hn::Zero(d));
   V b1 = b;
   if (HWY_UNLIKELY(any_zero)) b1 = hn::IfThenElse(b_zero, hn::Set(d, 1u), b);
   const VF quotient = hn::Div(to_double(a), to_double(b1));
@@ -463,29 +472,45 @@ struct DivisionOpBase : OpBase {
 };
 
 // Integer quotient/remainder on compute lanes C (see IntDivCompute).
+// 64-bit lanes: a vector with a lane beyond the bound goes one lane at a time
+// (the loops' lane fallback), unless unsigned with every quotient below 2^50.
 template <Rounding kRound, Result kResult>
 struct IntDivide : DivisionOpBase {
   template <typename T> using Compute = IntDivCompute<T>;
+  template <typename T>
+  static constexpr bool kLaneFallback = sizeof(T) == 8 && std::is_integral<T>::value;
   mutable bool zero_divisor = false;
 
   int flags() const { return zero_divisor ? kFlagDivideByZero : 0; }
 
+  // 64-bit lanes: the quotients or remainders of the vector paths, or false.
   template <class D, class V>
-  HWY_INLINE V operator()(D d, V a, V b) const {
+  HWY_INLINE bool VectorOrFalse(D d, V a, V b, V* result) const {
     using C = hn::TFromD<D>;
     const auto b_zero = hn::Eq(b, hn::Zero(d));
     const bool any_zero = !hn::AllFalse(d, b_zero);
     if (HWY_UNLIKELY(any_zero)) zero_divisor = true;
-    if constexpr (sizeof(C) == 8 && !std::is_same<C, double>::value) {
-      // Vectors with a lane beyond the bound go one lane at a time, unless
-      // unsigned with every quotient below 2^50.
+    if (DivideBelowBound<kRound, kResult>(d, a, b, b_zero, any_zero, result)) return true;
+    if constexpr (!std::is_signed<C>::value) {
+      if (DivideSmallQuotient<kResult>(d, a, b, b_zero, any_zero, result)) return true;
+    }
+    return false;
+  }
+  // One 64-bit lane (VectorOrFalse has raised the flag for a zero divisor).
+  template <typename C>
+  static HWY_INLINE C Lane(C a, C b) { return DivideOne<kRound, kResult>(a, b); }
+
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V a, V b) const {
+    using C = hn::TFromD<D>;
+    if constexpr (kLaneFallback<C>) {
       V exact;
-      if (DivideBelowBound<kRound, kResult>(d, a, b, any_zero, &exact)) return exact;
-      if constexpr (!std::is_signed<C>::value) {
-        if (DivideSmallQuotient<kResult>(d, a, b, any_zero, &exact)) return exact;
-      }
-      return PerLane(d, a, b, [](C x, C y) { return DivideOne<kRound, kResult>(x, y); });
+      if (VectorOrFalse(d, a, b, &exact)) return exact;
+      return PerLane(d, a, b, &Lane<C>);
     } else {
+      const auto b_zero = hn::Eq(b, hn::Zero(d));
+      const bool any_zero = !hn::AllFalse(d, b_zero);
+      if (HWY_UNLIKELY(any_zero)) zero_divisor = true;
       // float32 for int32 lanes (from 8/16-bit), float64 for 32-bit storage.
       using F = std::conditional_t<std::is_same<C, double>::value, double, float>;
       const hn::Rebind<F, D> df;
