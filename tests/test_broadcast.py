@@ -246,11 +246,12 @@ def test_every_op_accepts_every_mode(name):
 
 @pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.int8), np.dtype(np.float16),
                                    np.dtype(np.int64)], ids=dtype_id)
-@pytest.mark.parametrize("shape", [(5000, 3), (4097, 1), (3001, 7), (900, 511), (20, 3)])
+@pytest.mark.parametrize("shape", [(5000, 3), (4097, 1), (3001, 7), (900, 511), (20, 3),
+                                   (13, 1000), (9, 2048), (7, 2049)])
 def test_short_rows_against_a_repeated_row(dtype, shape, target, rng):
-    """(N, short) with (short,): the executor tiles the repeated row so that kernels see long
-    runs; leftover rows go the ordinary way. Either operand may be the row, and out may be
-    the array operand itself."""
+    """(N, n) with (n,), n up to 2048: the executor tiles the repeated row so that kernels see
+    long runs; leftover rows go the ordinary way (and rows of 2049 go one call each). Either
+    operand may be the row, and out may be the array operand itself."""
     a = random_values(dtype, int(np.prod(shape)), rng).reshape(shape)
     row = random_values(dtype, shape[1], rng)
     row[row == 0] = 1
