@@ -204,7 +204,8 @@ def test_out_aliases_input(name, dtype, n, target):
     exp = _np_on_copies(name, a, a)
     getattr(eltwise, name)(a, a, out=a)
     assert_same(a, exp)
-    # out is the array beside a scalar (a tail recomputed in place would apply twice)
+    # out is the array beside a scalar (guards the tail: recomputing the last
+    # whole vector in place would apply the op twice where it overlaps)
     for first in (True, False):
         a = a0.copy()
         s = b0[0] if first else b0[-1]

@@ -481,10 +481,13 @@ struct IntPowScalarExponent : OpBase {
   }
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V) const {
     const auto mul = [d](V p, V q) { return MulWrap(d, p, q); };
-    if constexpr (kExponent > 0) return BinaryPower(a, kExponent, mul);
-    if (negative) return hn::Zero(d);
-    if (exponent == 0) return hn::Set(d, hn::TFromD<D>{1});
-    return BinaryPower(a, exponent, mul);
+    if constexpr (kExponent > 0) {
+      return BinaryPower(a, kExponent, mul);
+    } else {  // the same branches every vector of a call: predicted
+      if (negative) return hn::Zero(d);
+      if (exponent == 0) return hn::Set(d, hn::TFromD<D>{1});
+      return BinaryPower(a, exponent, mul);
+    }
   }
 };
 
