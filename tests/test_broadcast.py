@@ -301,3 +301,27 @@ def test_short_rows_against_a_column_report_division_by_zero(target):
     with np.errstate(divide="ignore"):
         got = eltwise.floor_divide(a, column)
         assert_same(got, np.floor_divide(a, column))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.int8), np.dtype(np.int64)],
+                         ids=dtype_id)
+def test_rows_over_several_outer_dims(dtype, threads, target, rng):
+    """Rows whose index runs over several outer dims (the executor steps it from row to row
+    and unravels it where a thread's share begins): broadcast, reversed and transposed
+    operands, a long row cut into chunks across threads, against NumPy."""
+    eltwise.set_num_threads(threads)
+    a = random_values(dtype, 3 * 5 * 7 * 600, rng).reshape(3, 5, 7, 600)
+    b = random_values(dtype, 5 * 600, rng).reshape(5, 1, 600)
+    b[b == 0] = 1
+    c = random_values(dtype, 7 * 600, rng).reshape(7, 1, 600)
+    c[c == 0] = 1
+    cases = [(a, b), (a[::-1, :, :, ::-2], b[:, :, ::-2]), (a.transpose(0, 2, 1, 3), c[::-1]),
+             (a[:, 1:4, :, :513], b[1:4, :, :513])]
+    long_a = random_values(dtype, 2 * 3 * 200_000, rng).reshape(2, 3, 200_000)
+    long_b = random_values(dtype, 3 * 200_000, rng).reshape(3, 200_000)
+    long_b[long_b == 0] = 1
+    cases.append((long_a, long_b))
+    for x, y in cases:
+        for name in ("add", "maximum", "divide"):
+            assert_same(getattr(eltwise, name)(x, y), reference(name, x, y), inputs=(x, y))

@@ -53,10 +53,18 @@ constexpr int kNumLoopKinds = 3;
 // Bits a kernel returns about what it met.
 enum KernelFlags : int { kFlagDivideByZero = 1 };
 
+// What the caller of an inner loop knows about the call (bits).
+enum KernelHints : unsigned {
+  kHintStream = 1,  // the output is larger than the cache: non-temporal stores
+  // The array operands were not written just before the call (user memory,
+  // not a buffer the caller filled lane by lane): the loop may read their
+  // last whole vector again (a freshly written one fails store forwarding).
+  kHintSettledInputs = 2,
+};
+
 // Inner loop: out[i] = op(a[i], b[i]) for i < n (a or b read once when the
-// loop kind says it is a scalar); `stream` asks for non-temporal stores.
-// Returns KernelFlags.
-using BinaryKernel = int (*)(const void* a, const void* b, void* out, size_t n, bool stream);
+// loop kind says it is a scalar), with KernelHints. Returns KernelFlags.
+using BinaryKernel = int (*)(const void* a, const void* b, void* out, size_t n, unsigned hints);
 
 // Inner loop over strided operands: out[i] = op(a[i * sa], b[i * sb]) for
 // i < n, byte strides (0 for a broadcast element), out contiguous. Returns

@@ -34,9 +34,10 @@ void Scatter(char* dst, int64_t stride, const char* src, int64_t n, size_t size)
   }
 }
 
-// Runs n elements of one inner run with byte strides sa, sb, so.
+// Runs n elements of one inner run with byte strides sa, sb, so. settled: a
+// and b are the caller's memory, not a buffer just filled (kHintSettledInputs).
 int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int64_t n,
-             int64_t sa, int64_t sb, int64_t so) {
+             int64_t sa, int64_t sb, int64_t so, bool settled) {
   const int64_t isz = static_cast<int64_t>(x.in_itemsize);
   const int64_t osz = static_cast<int64_t>(x.out_itemsize);
   if (n == 1) sa = sa ? isz : 0, sb = sb ? isz : 0, so = osz;
@@ -45,7 +46,8 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
     const LoopKind kind = a_scalar   ? LoopKind::kScalarFirst
                           : b_scalar ? LoopKind::kScalarSecond
                                      : LoopKind::kContiguous;
-    return x.kernels[static_cast<int>(kind)](a, b, out, static_cast<size_t>(n), x.stream);
+    const unsigned hints = (x.stream ? kHintStream : 0u) | (settled ? kHintSettledInputs : 0u);
+    return x.kernels[static_cast<int>(kind)](a, b, out, static_cast<size_t>(n), hints);
   }
   // The strided loop loads 1- and 2-byte lanes of other strides one by one,
   // and a vector load right after that many narrow stores stalls (uint8
@@ -70,7 +72,7 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
     if (!a_scalar && sa != isz) PackStrided(buf_a, pa, sa, m, isz), pa = buf_a;
     if (b_packed && sb != isz) PackStrided(buf_b, pb, sb, m, isz), pb = buf_b;
     char* po = so == osz ? out + i * so : buf_o;
-    flags |= x.kernels[static_cast<int>(kind)](pa, pb, po, static_cast<size_t>(m), false);
+    flags |= x.kernels[static_cast<int>(kind)](pa, pb, po, static_cast<size_t>(m), 0);
     if (po == buf_o) Scatter(out + i * so, so, buf_o, m, osz);
   }
   return flags;
@@ -135,7 +137,7 @@ void RunGroups(Work& w, int64_t begin, int64_t end) {
                           s == kB ? row : x.b + at * p.stride[kB][0] + c * p.stride[kB][1],
                           x.out + at * p.stride[kOut][0] + c * p.stride[kOut][1], m,
                           s == kA ? isz : p.stride[kA][1], s == kB ? isz : p.stride[kB][1],
-                          p.stride[kOut][1]);
+                          p.stride[kOut][1], /*settled=*/false);
       }
     }
   }
@@ -167,25 +169,36 @@ void RunUnits(Work& w, int64_t begin, int64_t end) {
   const int64_t n = p.shape[inner];
   int flags = 0;
   int64_t row = -1;
+  int64_t index[kMaxDims];  // the row's index over the outer dims
   int64_t offset[3] = {0, 0, 0};
+  const bool whole_rows = w.chunks_per_row == 1;
   for (int64_t u = begin; u < end; ++u) {
-    const int64_t r = u / w.chunks_per_row;
-    if (r != row) {  // unravel the row index over the outer dims
+    const int64_t r = whole_rows ? u : u / w.chunks_per_row;
+    if (r == row + 1 && row >= 0) {  // the next row: step the index like an odometer
+      for (int d = inner - 1; d >= 0; --d) {
+        for (int s = 0; s < 3; ++s) offset[s] += p.stride[s][d];
+        if (++index[d] < p.shape[d]) break;
+        for (int s = 0; s < 3; ++s) offset[s] -= p.shape[d] * p.stride[s][d];
+        index[d] = 0;
+      }
+      row = r;
+    } else if (r != row) {  // unravel the row index over the outer dims
       row = r;
       int64_t rem = r;
       offset[0] = offset[1] = offset[2] = 0;
       for (int d = inner - 1; d >= 0; --d) {
-        const int64_t idx = rem % p.shape[d];
+        index[d] = rem % p.shape[d];
         rem /= p.shape[d];
-        for (int s = 0; s < 3; ++s) offset[s] += idx * p.stride[s][d];
+        for (int s = 0; s < 3; ++s) offset[s] += index[d] * p.stride[s][d];
       }
     }
-    const int64_t start = (u % w.chunks_per_row) * w.chunk;
+    const int64_t start = whole_rows ? 0 : (u % w.chunks_per_row) * w.chunk;
     const int64_t m = std::min(w.chunk, n - start);
     flags |= RunInner(x, x.a + offset[kA] + start * p.stride[kA][inner],
                       x.b + offset[kB] + start * p.stride[kB][inner],
                       x.out + offset[kOut] + start * p.stride[kOut][inner], m,
-                      p.stride[kA][inner], p.stride[kB][inner], p.stride[kOut][inner]);
+                      p.stride[kA][inner], p.stride[kB][inner], p.stride[kOut][inner],
+                      /*settled=*/true);
   }
   if (flags) w.flags.fetch_or(flags, std::memory_order_relaxed);
 }
@@ -310,7 +323,7 @@ void RunColumnBlocks(ColumnWork& w, int64_t begin, int64_t end) {
     const char* dense = (w.column == kA ? x.b : x.a) + r0 * w.n * isz;
     flags |= x.kernels[static_cast<int>(LoopKind::kContiguous)](
         w.column == kA ? buf : dense, w.column == kA ? dense : buf, x.out + r0 * w.n * osz,
-        static_cast<size_t>(m * w.n), x.stream);
+        static_cast<size_t>(m * w.n), x.stream ? kHintStream : 0u);
   }
   if (flags) w.flags.fetch_or(flags, std::memory_order_relaxed);
 }
@@ -372,7 +385,7 @@ int Execute(const Plan& plan, const ExecuteArgs& in_args) {
                                                           in_args.out_itemsize) < in_args.parallel_bytes) {
     // One run on this thread: small calls pay for nothing else.
     return RunInner(in_args, in_args.a, in_args.b, in_args.out, plan.shape[0], plan.stride[kA][0],
-                    plan.stride[kB][0], plan.stride[kOut][0]);
+                    plan.stride[kB][0], plan.stride[kOut][0], /*settled=*/true);
   }
   bool tiled;
   const int tiled_flags = ExecuteTiled(plan, in_args, &tiled);

@@ -493,34 +493,34 @@ struct IntPowScalarExponent : OpBase {
 
 // The scalar-second loop of integer power: squares and cubes straight-line.
 template <typename T>
-int IntPowerByScalarLoop(const void* a, const void* b, void* out, size_t n, bool stream) {
+int IntPowerByScalarLoop(const void* a, const void* b, void* out, size_t n, unsigned hints) {
   constexpr LoopKind kKind = LoopKind::kScalarSecond;
   const T e = *static_cast<const T*>(b);
-  if (e == 2) return BinaryLoop<IntPowScalarExponent<2>, T, T, kKind>(a, b, out, n, stream);
-  if (e == 3) return BinaryLoop<IntPowScalarExponent<3>, T, T, kKind>(a, b, out, n, stream);
-  return BinaryLoop<IntPowScalarExponent<>, T, T, kKind>(a, b, out, n, stream);
+  if (e == 2) return BinaryLoop<IntPowScalarExponent<2>, T, T, kKind>(a, b, out, n, hints);
+  if (e == 3) return BinaryLoop<IntPowScalarExponent<3>, T, T, kKind>(a, b, out, n, hints);
+  return BinaryLoop<IntPowScalarExponent<>, T, T, kKind>(a, b, out, n, hints);
 }
 
 // The scalar-second loop of float power: picks the functor for the exponent
 // b[0], then runs it.
 template <typename T>
-int PowerByScalarLoop(const void* a, const void* b, void* out, size_t n, bool stream) {
+int PowerByScalarLoop(const void* a, const void* b, void* out, size_t n, unsigned hints) {
   using C = Arith<T>;
   constexpr LoopKind kKind = LoopKind::kScalarSecond;
   const hn::CappedTag<C, 1> dc;
   const double e = hn::GetLane(Widen(dc, hn::LoadU(hn::Rebind<T, decltype(dc)>(),
                                                    static_cast<const T*>(b))));
-  if (e == 0) return BinaryLoop<PowZeroExponent, T, T, kKind>(a, b, out, n, stream);
-  if (e == 0.5) return BinaryLoop<PowHalfExponent, T, T, kKind>(a, b, out, n, stream);
-  if (e == 1) return BinaryLoop<PowOneExponent, T, T, kKind>(a, b, out, n, stream);
-  if (e == 2) return BinaryLoop<PowTwoExponent, T, T, kKind>(a, b, out, n, stream);
-  if (e == -1) return BinaryLoop<PowMinusOneExponent, T, T, kKind>(a, b, out, n, stream);
+  if (e == 0) return BinaryLoop<PowZeroExponent, T, T, kKind>(a, b, out, n, hints);
+  if (e == 0.5) return BinaryLoop<PowHalfExponent, T, T, kKind>(a, b, out, n, hints);
+  if (e == 1) return BinaryLoop<PowOneExponent, T, T, kKind>(a, b, out, n, hints);
+  if (e == 2) return BinaryLoop<PowTwoExponent, T, T, kKind>(a, b, out, n, hints);
+  if (e == -1) return BinaryLoop<PowMinusOneExponent, T, T, kKind>(a, b, out, n, hints);
   const bool multiply = std::is_same<C, float>::value || HWY_NATIVE_FMA;
-  if (e == 3 && multiply) return BinaryLoop<PowThreeExponent, T, T, kKind>(a, b, out, n, stream);
+  if (e == 3 && multiply) return BinaryLoop<PowThreeExponent, T, T, kKind>(a, b, out, n, hints);
   if (std::abs(e) <= kMaxMultipliedExponent && e == std::trunc(e) && multiply) {
-    return BinaryLoop<PowIntegerExponent, T, T, kKind>(a, b, out, n, stream);
+    return BinaryLoop<PowIntegerExponent, T, T, kKind>(a, b, out, n, hints);
   }
-  return BinaryLoop<PowerOp, T, T, kKind>(a, b, out, n, stream);
+  return BinaryLoop<PowerOp, T, T, kKind>(a, b, out, n, hints);
 }
 
 template <typename T>

@@ -54,8 +54,7 @@ int RunKernels(const LoopData& d, char** args, npy_intp n, const npy_intp* steps
     int flags = 0;
     const BinaryKernel one = k[static_cast<int>(LoopKind::kContiguous)];
     for (npy_intp i = 0; i < n; ++i) {
-      flags |= one(args[0] + i * steps[0], args[1] + i * steps[1], args[2] + i * steps[2], 1,
-                   false);
+      flags |= one(args[0] + i * steps[0], args[1] + i * steps[1], args[2] + i * steps[2], 1, 0);
     }
     return flags;
   }
