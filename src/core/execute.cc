@@ -99,20 +99,11 @@ struct Work {
 // cache line and the next row's elements beside them. Packed row by row,
 // every row fetched all those lines again and copied lane by lane; here a
 // group of rows (as many as share a line) is transposed into a buffer
-// kGroupColumns columns at a time, reading each line once, and each row of
-// the group runs from the buffer.
+// kGroupColumns columns at a time (TransposeBlock, in registers), reading
+// each line once, and each row of the group runs from the buffer.
 constexpr int64_t kGroupColumns = 256;
 constexpr int64_t kLine = 64;
 constexpr int64_t kGroupBytes = 32 << 10;  // the transposed buffer, on the stack
-
-template <typename T>
-void TransposeT(char* dst, const char* src, int64_t inner, int64_t outer, int64_t rows,
-                int64_t m) {
-  T* d = reinterpret_cast<T*>(dst);
-  for (int64_t j = 0; j < m; ++j) {
-    for (int64_t r = 0; r < rows; ++r) memcpy(&d[r * m + j], src + j * inner + r * outer, sizeof(T));
-  }
-}
 
 void RunGroups(Work& w, int64_t begin, int64_t end) {
   const Plan& p = *w.plan;
@@ -128,8 +119,7 @@ void RunGroups(Work& w, int64_t begin, int64_t end) {
     for (int64_t c = 0; c < n; c += kGroupColumns) {
       const int64_t m = std::min(kGroupColumns, n - c);
       const char* src = (s == kA ? x.a : x.b) + r0 * outer + c * inner;
-      if (isz == 1) TransposeT<uint8_t>(buf, src, inner, outer, k, m);
-      else TransposeT<uint16_t>(buf, src, inner, outer, k, m);
+      TransposeBlock(buf, src, inner, outer, k, m, x.in_itemsize);
       for (int64_t r = 0; r < k; ++r) {
         const char* row = buf + r * m * isz;
         const int64_t at = r0 + r;

@@ -47,6 +47,12 @@ void FillCompareKernels(KernelTable& t);
 // where the stride allows).
 void PackStrided(void* dst, const void* src, int64_t stride, size_t n, size_t size);
 
+// dst[r * m + j] = src[j * inner + r * outer] (byte strides) for r < rows,
+// j < m, elements of `size` bytes (1 or 2): SIMD where a column's elements
+// lie side by side.
+void TransposeBlock(void* dst, const void* src, int64_t inner, int64_t outer, int64_t rows,
+                    int64_t m, size_t size);
+
 // The table in use. It is never changed or freed (SelectTarget publishes
 // another), so a call may keep using it while another thread selects a target.
 const KernelTable& Kernels();
