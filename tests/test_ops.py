@@ -128,16 +128,18 @@ def test_layouts(name, dtype, rng):
             raise AssertionError(f"{name} {dtype} layout={label}: {type(e).__name__}: {e}") from e
 
 
-NARROW_DTYPES = [d for d in ALL_DTYPES if d.itemsize <= 2] + [np.dtype(np.float32)]
+NARROW_DTYPES = [d for d in ALL_DTYPES if d.itemsize <= 2] + [np.dtype(np.float32),
+                                                               np.dtype(np.int32)]
 
 
 @pytest.mark.parametrize("dtype", NARROW_DTYPES, ids=dtype_id)
 @pytest.mark.parametrize("name", ALL_OPS)
 def test_transposed_operand_large(name, dtype, target, rng):
-    """An operand read across the rows of a large result (a transposed matrix): 1- and
-    2-byte lanes run in groups of rows through a transposed buffer, 4-byte ones through
-    the strided loop. Groups and column blocks that do not divide the shape, negative
-    strides, either operand, a broadcast column and out= against NumPy."""
+    """An operand read across the rows of a large result (a transposed matrix): 1-, 2-
+    and 4-byte lanes run in groups of rows through a buffer transposed in 16-byte tiles
+    (4-byte lanes only where a column's elements are adjacent, forwards or backwards).
+    Groups, tiles and column blocks that do not divide the shape, negative strides, either
+    operand, a broadcast column and out= against NumPy."""
     if expected_error(name, dtype) is not None:
         return
     a, b = operands(name, dtype, 601 * 70, rng)
@@ -146,6 +148,8 @@ def test_transposed_operand_large(name, dtype, target, rng):
         ("a-transposed", X.T, Y),
         ("b-transposed", a.reshape(70, 601), b.reshape(601, 70).T),
         ("reversed", X.T[::-1, ::-1], Y[:, ::-1]),
+        ("rows-reversed", X.T[::-1], Y),
+        ("every-other-row", X.T[::2], Y[::2]),
         ("rows-cut", X.T[3:70], Y[:67]),
         ("column", X.T, Y[:, :1]),
         ("3d", X.T.reshape(7, 10, 601), Y.reshape(7, 10, 601)),

@@ -40,8 +40,9 @@ void PackT(T* HWY_RESTRICT dst, const char* HWY_RESTRICT src, int64_t stride, si
 }
 
 // dst[r * m + j] = src[j * inner + r * outer] (byte strides) for r < rows,
-// j < m. Where a column's elements lie side by side (outer == sizeof(T)),
-// L x L tiles of 16 bytes transpose in registers: log2(L) rounds that
+// j < m. Where a column's elements lie side by side (outer == sizeof(T), or
+// -sizeof(T): a tile loads from its last row and stores its rows in
+// reverse), L x L tiles of 16 bytes transpose in registers: log2(L) rounds that
 // interleave tile rows i and i + L/2, each of which rotates the bits of an
 // element's (row, column) index left by one, so that after log2(L) rounds
 // row and column have swapped. Byte by byte, the transpose took most of
@@ -52,15 +53,19 @@ void TransposeT(T* HWY_RESTRICT dst, const char* HWY_RESTRICT src, int64_t inner
   const auto at = [&](int64_t j, int64_t r) { return src + j * inner + r * outer; };
   int64_t r0 = 0;
 #if HWY_TARGET != HWY_SCALAR
-  if (outer == static_cast<int64_t>(sizeof(T))) {
+  constexpr int64_t kSize = sizeof(T);
+  if (outer == kSize || outer == -kSize) {
     const hn::Full128<T> d;
     using V = hn::Vec<decltype(d)>;
     constexpr int64_t L = 16 / sizeof(T);
+    const bool backward = outer < 0;
     for (; r0 + L <= rows; r0 += L) {
+      const int64_t low = backward ? r0 + L - 1 : r0;  // the row at the lowest address
       int64_t j0 = 0;
       for (; j0 + L <= m; j0 += L) {
-        V x[L];  // x[i][c] = element (j0 + i, r0 + c); at the end (j0 + c, r0 + i)
-        for (int64_t i = 0; i < L; ++i) x[i] = hn::LoadU(d, reinterpret_cast<const T*>(at(j0 + i, r0)));
+        // x[i][c] = element (j0 + i, row c from low); at the end (j0 + c, row i from low)
+        V x[L];
+        for (int64_t i = 0; i < L; ++i) x[i] = hn::LoadU(d, reinterpret_cast<const T*>(at(j0 + i, low)));
         for (int64_t round = L; round > 1; round /= 2) {
           V y[L];
           for (int64_t i = 0; i < L / 2; ++i) {
@@ -69,7 +74,9 @@ void TransposeT(T* HWY_RESTRICT dst, const char* HWY_RESTRICT src, int64_t inner
           }
           for (int64_t i = 0; i < L; ++i) x[i] = y[i];
         }
-        for (int64_t i = 0; i < L; ++i) hn::StoreU(x[i], d, dst + (r0 + i) * m + j0);
+        for (int64_t i = 0; i < L; ++i) {
+          hn::StoreU(x[i], d, dst + (backward ? low - i : low + i) * m + j0);
+        }
       }
       for (int64_t j = j0; j < m; ++j) {
         for (int64_t r = r0; r < r0 + L; ++r) memcpy(&dst[r * m + j], at(j, r), sizeof(T));
@@ -85,8 +92,12 @@ void TransposeT(T* HWY_RESTRICT dst, const char* HWY_RESTRICT src, int64_t inner
 void Transpose(void* dst, const void* src, int64_t inner, int64_t outer, int64_t rows, int64_t m,
                size_t size) {
   const char* s = static_cast<const char*>(src);
-  if (size == 1) return TransposeT(static_cast<uint8_t*>(dst), s, inner, outer, rows, m);
-  return TransposeT(static_cast<uint16_t*>(dst), s, inner, outer, rows, m);
+  switch (size) {
+    case 1: return TransposeT(static_cast<uint8_t*>(dst), s, inner, outer, rows, m);
+    case 2: return TransposeT(static_cast<uint16_t*>(dst), s, inner, outer, rows, m);
+    case 4: return TransposeT(static_cast<uint32_t*>(dst), s, inner, outer, rows, m);
+    default: return TransposeT(static_cast<uint64_t*>(dst), s, inner, outer, rows, m);
+  }
 }
 
 // Packs n elements of `size` bytes, `stride` bytes apart, into dst.
