@@ -339,20 +339,7 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   };
 
   // Stores the result lanes of the N elements from i with store(r, out + i).
-  const auto one_vector_at = [&](size_t i, auto store) {
-    if constexpr (Op::template kLaneFallback<T>) {
-      static_assert(std::is_same<C, T>::value && std::is_same<O, T>::value, "lanes in storage type");
-      const auto va = kKind == LoopKind::kScalarFirst ? vs : hn::LoadU(ds, a + i);
-      const auto vb = kKind == LoopKind::kScalarSecond ? vs : hn::LoadU(ds, b + i);
-      hn::Vec<decltype(dc)> r;
-      if (op.VectorOrFalse(dc, va, vb, &r)) return store(r, out + i);
-      for (size_t j = i; j < i + N; ++j) {
-        out[j] = Op::Lane(kKind == LoopKind::kScalarFirst ? s : a[j], kKind == LoopKind::kScalarSecond ? s : b[j]);
-      }
-    } else {
-      store(result_at(a + i, b + i), out + i);
-    }
-  };
+  const auto one_vector_at = [&](size_t i, auto store) { store(result_at(a + i, b + i), out + i); };
 
   // Computes `count` < N elements from i through padded buffers.
   const auto partial = [&](size_t i, size_t count) {
@@ -502,24 +489,8 @@ int StridedLoop(const void* pa, int64_t sa, const void* pb, int64_t sb, void* po
 
   size_t i = 0;
   for (; i + N < n; i += N) {
-    const auto va = load(way_a, a, sa, i, va0);
-    const auto vb = load(way_b, b, sb, i, vb0);
-    if constexpr (Op::template kLaneFallback<T>) {  // see OpBase
-      static_assert(std::is_same<C, T>::value && std::is_same<O, T>::value, "lanes in storage type");
-      hn::Vec<decltype(dc)> r;
-      if (op.VectorOrFalse(dc, va, vb, &r)) {
-        hn::StoreU(r, dout, out + i);
-        continue;
-      }
-      for (size_t j = i; j < i + N; ++j) {
-        T x, y;
-        memcpy(&x, a + static_cast<int64_t>(j) * sa, sizeof(T));
-        memcpy(&y, b + static_cast<int64_t>(j) * sb, sizeof(T));
-        out[j] = Op::Lane(x, y);
-      }
-    } else {
-      hn::StoreU(ResultLanes(dout, dc, op(dc, va, vb)), dout, out + i);
-    }
+    const auto r = op(dc, load(way_a, a, sa, i, va0), load(way_b, b, sb, i, vb0));
+    hn::StoreU(ResultLanes(dout, dc, r), dout, out + i);
   }
   // The last 1 .. N elements, through padded lanes.
   HWY_ALIGN T ta[kMaxLanes];
@@ -548,15 +519,6 @@ struct OpBase {
   // Whether strided operands of storage T load where they lie (StridedLoop)
   // rather than being packed into blocks first.
   template <typename T> static constexpr bool kLoadsStrided = false;
-  // Whether some vectors of storage T go one lane at a time (64-bit integer
-  // division beyond its vector bound). Such an op computes in T and also has
-  //   bool VectorOrFalse(D d, Vec<D> a, Vec<D> b, Vec<D>* result);
-  //   static T Lane(T a, T b);
-  // and the loops write a vector VectorOrFalse declines lane by lane
-  // straight into out. (PerLane's lanes, stored and loaded back as one
-  // vector, failed a store forward every vector: full-range int64 mod at
-  // 10^5 took 332 us against 239 for the plain lane loop, in a C harness.)
-  template <typename T> static constexpr bool kLaneFallback = false;
 };
 
 // Base for ops that cost no more than moving their bytes (add, compare, ...):
