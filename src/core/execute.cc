@@ -95,12 +95,12 @@ struct Work {
 };
 
 // A 2-d plan whose operand `across` (a or b) is read across rows, 1, 2 or 4
-// bytes a lane (see AcrossRows): a transposed uint8 matrix, each element of a row on its own
-// cache line and the next row's elements beside them. Packed row by row,
-// every row fetched all those lines again and copied lane by lane; here a
-// group of rows (as many as share a line) is transposed into a buffer
-// kGroupColumns columns at a time (TransposeBlock, in registers), reading
-// each line once, and each row of the group runs from the buffer.
+// bytes a lane (see AcrossRows): a transposed uint8 matrix, each element of a
+// row on its own cache line and the next row's elements beside them. Packed
+// row by row, every row fetched all those lines again and copied lane by
+// lane; here a group of rows (as many as share a line) is transposed into a
+// buffer kGroupColumns columns at a time (TransposeBlock, in registers),
+// reading each line once, and each row of the group runs from the buffer.
 constexpr int64_t kGroupColumns = 256;
 constexpr int64_t kLine = 64;
 constexpr int64_t kGroupBytes = 32 << 10;  // the transposed buffer, on the stack
@@ -143,12 +143,12 @@ void RunGroups(Work& w, int64_t begin, int64_t end) {
 // -> 2.18 ms.
 int AcrossRows(const Plan& p, size_t in_itemsize, int64_t* group_rows) {
   if (p.ndim != 2 || in_itemsize > 4 || p.shape[1] < kGroupColumns) return -1;
-  const int64_t fit = kGroupBytes / (kGroupColumns * static_cast<int64_t>(in_itemsize));
+  const int64_t isz = static_cast<int64_t>(in_itemsize);
+  const int64_t fit = kGroupBytes / (kGroupColumns * isz);
   for (int s = kA; s <= kB; ++s) {
     const int64_t inner = p.stride[s][1], outer = p.stride[s][0];
     // Magnitudes compared without negating: INT64_MIN has none.
     const bool across = inner >= kLine || inner <= -kLine;
-    const int64_t isz = static_cast<int64_t>(in_itemsize);
     const bool beside = in_itemsize <= 2 ? outer != 0 && outer < kLine && outer > -kLine
                                          : outer == isz || outer == -isz;
     if (across && beside) {
@@ -213,12 +213,13 @@ void RunTask(void* ctx) {
 }  // namespace
 
 // Rows against a repeated row ((N, 3) + (3,), NumPy issue 13307): one kernel
-// call per row would cost more than the row, and still costs a partial vector
-// and a partial vector per row at a thousand elements (uint8 (1000, 1000)
-// max (1000,), 1 thread: 61 us a call per row, 36 us tiled; torch 45-53). When x (a or b) and out are
-// contiguous over both dims and the other operand repeats one row of at most
-// kTile / 2 elements, the row is tiled k >= 2 times into a buffer and the call
-// becomes (N / k) runs of k rows each, plus the leftover rows as they were.
+// call per row would cost more than the row, and at a thousand elements a
+// call and a partial vector per row still cost a third of the work (uint8
+// (1000, 1000) max (1000,), 1 thread: 61 us a call per row, 36 us tiled;
+// torch 45-53). When x (a or b) and out are contiguous over both dims and the
+// other operand repeats one row of at most kTile / 2 elements, the row is
+// tiled k >= 2 times into a buffer and the call becomes (N / k) runs of k
+// rows each, plus the leftover rows as they were.
 // (Rows against a column stay per row from kShortRow on: repeating a column
 // into a buffer cost more than a call per row for 4- and 8-byte lanes.)
 static int ExecuteTiled(const Plan& plan, const ExecuteArgs& args, bool* done) {
