@@ -152,9 +152,9 @@ def test_division_by_zero_is_reported_on_the_fast_path(target):
 
 @pytest.mark.parametrize("op", list(OPS))
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64])
-def test_lane_fallback_in_every_loop(op, dtype, target, rng):
-    """Vectors beyond the bound are written lane by lane straight into the result, by the
-    contiguous, scalar-first and strided loops alike: a scalar dividend, every-other and
+def test_lanes_beyond_the_bound_in_every_loop(op, dtype, target, rng):
+    """Vectors beyond the bound go one lane at a time in the contiguous, scalar-first and
+    strided loops alike: a scalar dividend, every-other and
     reversed strides, a broadcast row, a result written over the dividend, a zero divisor
     in a vector that goes lane by lane (the flag is raised there too), and lengths that
     end in a partial vector."""
