@@ -18,9 +18,42 @@ from . import _eltwise
 from . import ufunc as _ufunc
 
 
-def _reshape(x, shape):
+def _strip_leading_ones(shape):
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    return shape[i:]
+
+
+def _reshape(name, x, shape):
+    """x with `shape`, through its own ``reshape`` (a dask array stays lazy).
+
+    The reshaped shape is checked: ``np.matrix.reshape`` keeps two dimensions,
+    which would broadcast x2 along other axes, so an ndarray subclass whose
+    ``reshape`` gives another shape is reshaped as a plain ndarray instead
+    (docs/semantics.md, "Delegation"). A duck array is never turned into an
+    object ndarray: without a ``reshape`` of its own (or NumPy's
+    ``__array_function__`` protocol, which ``numpy.reshape`` dispatches to), or
+    with one that gives another shape, the call is a TypeError.
+    """
+    kind = type(x)
     reshape = getattr(x, "reshape", None)
-    return reshape(shape) if callable(reshape) else np.reshape(x, shape)
+    if callable(reshape):
+        y = reshape(shape)
+    elif hasattr(kind, "__array_function__") or not hasattr(kind, "__array_ufunc__"):
+        y = np.reshape(x, shape)  # a list, a scalar, or a duck that takes numpy.reshape
+    else:
+        raise TypeError(
+            f"eltwise.{name}: broadcast='pdpd' puts x2's dimensions at `axis` by reshaping it to "
+            f"{shape}, and x2 ({kind.__module__}.{kind.__qualname__}) has no reshape method; "
+            "give x2 a reshape method, or pass it as a NumPy array")
+    if tuple(np.shape(y)) == shape:
+        return y
+    if isinstance(x, np.ndarray):
+        return np.asarray(x).reshape(shape)
+    raise TypeError(
+        f"eltwise.{name}: broadcast='pdpd' reshapes x2 to {shape}, but x2.reshape "
+        f"({kind.__module__}.{kind.__qualname__}) returned shape {tuple(np.shape(y))}")
 
 
 def _in_dtype(name, i, x, dtype):
@@ -45,8 +78,10 @@ def call(name, x1, x2, out, mode, axis, pythondiv, dtype):
     if mode != "numpy":
         shape2 = tuple(np.shape(x2))
         target = tuple(_eltwise._numpy_shape_for_x2(name, mode, tuple(np.shape(x1)), shape2, axis))
-        if target != shape2:
-            x2 = _reshape(x2, target)
+        # NumPy broadcasting reads missing leading dimensions as 1: x2 needs a
+        # reshape only when the trailing ones that put it at `axis` are new.
+        if _strip_leading_ones(target) != _strip_leading_ones(shape2):
+            x2 = _reshape(name, x2, target)
     # where=True is NumPy's default, given explicitly: pandas hands a keyword-less
     # ufunc named like NumPy's to its own operator (eltwise.divide would become
     # true division there); dask and xarray pass it through.

@@ -744,11 +744,13 @@ def _comparison(name: str, sym: str, ov: str, onnx: str, trt: str) -> _Op:
         kind="compare",
         what=f"``x1 {sym} x2``",
         notes=f"""
-            ``numpy.{name}`` gives the same results, except for int64 against
-            uint64 beyond 2**53: NumPy compares those exactly, eltwise in their
-            common dtype, float64. NumPy's ``dtype=`` rejects most values on
-            comparisons; here `dtype` chooses the dtype the comparison is
-            computed in, and the result is bool whatever it is.
+            ``numpy.{name}`` gives the same results. Integers compare exactly,
+            as NumPy 2 compares them: int64 against uint64 whatever their
+            values, and an integer array against a Python int outside its
+            dtype's range (every element then compares the same way).
+            NumPy's ``dtype=`` rejects most values on comparisons; here `dtype`
+            chooses the dtype the comparison is computed in, and the result is
+            bool whatever it is.
             """,
         see_also=f"{others}\nnumpy.{name} : NumPy's equivalent.",
         examples=f"""

@@ -28,8 +28,8 @@ def _make(name: str, twin_name: str, truncate: bool, extra: str = ""):
     return _eltwise._make_ufunc(name, twin_name, _DOC.format(name=name, extra=extra), truncate)
 
 
-_twins = {name: _make(name, name, False) for name in FUNCTION_NAMES if name != "remainder"}
-_twins["remainder"] = _twins["mod"]  # one object, as numpy.mod is numpy.remainder
+_twins = {name: _make(name, name, False) for name in FUNCTION_NAMES if name != "mod"}
+_twins["mod"] = _twins["remainder"]  # one object named remainder, as numpy.mod is numpy.remainder
 _twins["divide_trunc"] = _make(
     "divide", "divide_trunc", True,
     "Integer division truncates toward zero (eltwise.divide with pythondiv=False).\n")

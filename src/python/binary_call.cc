@@ -15,6 +15,7 @@
 #include "python/mixed_sign_compare.h"
 #include "python/overlap.h"
 #include "python/promotion.h"
+#include "python/pyint_compare.h"
 #include "python/result_memory.h"
 #include "python/value_checks.h"
 
@@ -113,7 +114,11 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
     Ref d(reinterpret_cast<PyObject*>(DescrOf(compute)));
     return d ? TypeErrorDType(f, reinterpret_cast<PyArray_Descr*>(d.get())) : nullptr;
   }
-  const OpId op = KernelOp(f, opt, ops, compute);
+  OpId op = KernelOp(f, opt, ops, compute);
+  Ref pyint_holders[2];
+  if (!opt.dtype && !RewriteOutOfRangeComparison(&op, &ops, compute, pyint_holders)) {
+    return nullptr;
+  }
   const int mixed_signed = MixedSignOperand(op, opt.dtype, ops);
   if (mixed_signed >= 0) compute = DType::kU64;
 

@@ -32,18 +32,25 @@ const char* ModeName(BroadcastMode m) {
   return m == BroadcastMode::kNone ? "none" : m == BroadcastMode::kPdpd ? "pdpd" : "numpy";
 }
 
-// A shape tuple as a Layout (strides 0: only the shape matters here).
+// A shape sequence as a Layout (strides 0: only the shape matters here). The
+// items are read from a tuple this function owns: an item's __index__ may run
+// Python code that changes the caller's sequence (a list's items are borrowed).
 bool ReadShape(PyObject* shape, Layout* l) {
-  Ref seq(PySequence_Fast(shape, "shape must be a sequence"));
-  if (!seq) return false;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.get());
+  Ref seq(PySequence_Tuple(shape));
+  if (!seq) {
+    if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyErr_SetString(PyExc_TypeError, "shape must be a sequence");
+    }
+    return false;
+  }
+  const Py_ssize_t n = PyTuple_GET_SIZE(seq.get());
   if (n > kMaxDims) {
     PyErr_Format(PyExc_ValueError, "more than %d dimensions", kMaxDims);
     return false;
   }
   l->ndim = static_cast<int>(n);
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* item = PySequence_Fast_GET_ITEM(seq.get(), i);
+    PyObject* item = PyTuple_GET_ITEM(seq.get(), i);
     const long long d = PyIndex_Check(item) ? PyLong_AsLongLong(item) : -1;
     if (d == -1 && PyErr_Occurred()) return false;
     if (d < 0) {

@@ -1,13 +1,16 @@
 #include "python/ufunc_twins.h"
 
+#include <algorithm>
 #include <cfenv>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "core/execute.h"
+#include "core/half.h"
 #include "core/plan.h"
 #include "kernels/table.h"
+#include "python/pyint_compare.h"
 
 namespace eltwise {
 namespace {
@@ -93,8 +96,102 @@ bool AnyNegativeStrided(const char* p, npy_intp n, npy_intp stride, size_t size)
   return false;
 }
 
+// The accumulator of a float reduction and its conversions: float16 and
+// bfloat16 accumulate in float32, as NumPy's half-precision loops do
+// (docs/semantics.md, "Reductions").
+template <DType kT> struct FloatAcc;
+template <> struct FloatAcc<DType::kF16> {
+  using Acc = float;
+  static float Load(const char* p) { uint16_t h; std::memcpy(&h, p, 2); return F16BitsToFloat(h); }
+  static void Store(char* p, float v) { const uint16_t h = FloatToF16Bits(v); std::memcpy(p, &h, 2); }
+};
+template <> struct FloatAcc<DType::kBF16> {
+  using Acc = float;
+  static float Load(const char* p) { uint16_t h; std::memcpy(&h, p, 2); return BF16BitsToFloat(h); }
+  static void Store(char* p, float v) { const uint16_t h = FloatToBF16Bits(v); std::memcpy(p, &h, 2); }
+};
+template <> struct FloatAcc<DType::kF32> {
+  using Acc = float;
+  static float Load(const char* p) { float v; std::memcpy(&v, p, 4); return v; }
+  static void Store(char* p, float v) { std::memcpy(p, &v, 4); }
+};
+template <> struct FloatAcc<DType::kF64> {
+  using Acc = double;
+  static double Load(const char* p) { double v; std::memcpy(&v, p, 8); return v; }
+  static void Store(char* p, double v) { std::memcpy(p, &v, 8); }
+};
+
+// The sum of n elements `stride` bytes apart in NumPy's pairwise order, so
+// that add.reduce gives NumPy's bits: below 8 elements one by one from -0.0
+// (which keeps a sum of negative zeros negative); up to 128, eight running
+// sums over the multiple of 8 combined as ((0+1)+(2+3))+((4+5)+(6+7)), then
+// the rest one by one; above, the two halves split at a multiple of 8,
+// summed recursively. The rounding error grows with log2(n), not n.
+template <DType kT>
+typename FloatAcc<kT>::Acc PairwiseSum(const char* a, npy_intp n, npy_intp stride) {
+  using A = FloatAcc<kT>;
+  using Acc = typename A::Acc;
+  if (n < 8) {
+    Acc res = -0.0;
+    for (npy_intp i = 0; i < n; ++i) res += A::Load(a + i * stride);
+    return res;
+  }
+  if (n <= 128) {
+    Acc r[8];
+    for (int j = 0; j < 8; ++j) r[j] = A::Load(a + j * stride);
+    npy_intp i = 8;
+    for (; i < n - n % 8; i += 8) {
+      for (int j = 0; j < 8; ++j) r[j] += A::Load(a + (i + j) * stride);
+    }
+    Acc res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) res += A::Load(a + i * stride);
+    return res;
+  }
+  npy_intp n2 = n / 2;
+  n2 -= n2 % 8;
+  return PairwiseSum<kT>(a, n2, stride) + PairwiseSum<kT>(a + n2 * stride, n - n2, stride);
+}
+
+template <DType kT>
+void ReduceFloat(OpId op, char** args, npy_intp n, const npy_intp* steps) {
+  using A = FloatAcc<kT>;
+  typename A::Acc acc = A::Load(args[0]);
+  const char* b = args[1];
+  if (op == OpId::kAdd) {
+    acc += PairwiseSum<kT>(b, n, steps[1]);
+  } else {
+    for (npy_intp i = 0; i < n; ++i, b += steps[1]) {
+      const auto v = A::Load(b);
+      acc = op == OpId::kSubtract ? acc - v : op == OpId::kMultiply ? acc * v : acc / v;
+    }
+  }
+  A::Store(args[2], acc);
+}
+
+// True for a reduction that NumPy's float loops compute in an order of their
+// own: add, subtract, multiply and true divide of a float dtype into one
+// element (NumPy's IS_BINARY_REDUCE: out is the first input, both stride 0).
+bool IsFloatReduction(const LoopData& d, char** args, const npy_intp* steps) {
+  return args[0] == args[2] && steps[0] == 0 && steps[2] == 0 && IsFloat(d.dtype) &&
+         (d.op == OpId::kAdd || d.op == OpId::kSubtract || d.op == OpId::kMultiply ||
+          d.op == OpId::kDivide);
+}
+
+void ReduceFloatLoop(const LoopData& d, char** args, npy_intp n, const npy_intp* steps) {
+  switch (d.dtype) {
+    case DType::kF16: ReduceFloat<DType::kF16>(d.op, args, n, steps); break;
+    case DType::kBF16: ReduceFloat<DType::kBF16>(d.op, args, n, steps); break;
+    case DType::kF32: ReduceFloat<DType::kF32>(d.op, args, n, steps); break;
+    default: ReduceFloat<DType::kF64>(d.op, args, n, steps); break;
+  }
+}
+
 void KernelLoop(char** args, npy_intp const* dims, npy_intp const* steps, void* data) {
   const LoopData& d = *static_cast<const LoopData*>(data);
+  if (IsFloatReduction(d, args, steps)) {
+    WithEltwiseFpStatus([&] { ReduceFloatLoop(d, args, dims[0], steps); return 0; });
+    return;
+  }
   if (d.op == OpId::kPower && IsSignedInt(d.dtype) &&
       AnyNegativeStrided(args[1], dims[0], steps[1], ItemSize(d.dtype))) {
     // As NumPy's own integer power: NumPy checks for an error after the loop.
@@ -157,6 +254,199 @@ void MixedSignLoop(char** args, npy_intp const* dims, npy_intp const* steps, voi
     }
     return flags;
   });
+}
+
+// A comparison of an integer dtype with an object operand: the loops NumPy
+// reaches for an integer array against a Python int, through PyIntPromoter
+// (docs/semantics.md, "Comparisons with Python ints"). A broadcast Python int
+// is read once: within the dtype's range it is converted and the kernels
+// compare; outside it every element gets the same answer. Any other object
+// operand compares element by element through Python's own comparison, as
+// NumPy's object loop would. kObj is the object operand's index.
+template <OpId kOp, int kObj>
+int PyIntCompareLoop(PyArrayMethod_Context* context, char* const* data,
+                     const npy_intp* dimensions, const npy_intp* strides, NpyAuxData*) {
+  constexpr int kInt = 1 - kObj;
+  DType t;
+  if (!ToDType(context->descriptors[kInt], &t) || !IsInteger(t)) {
+    PyErr_SetString(PyExc_RuntimeError, "eltwise: a Python int comparison loop got a non-integer");
+    return -1;
+  }
+  const npy_intp n = dimensions[0];
+  if (n == 0) return 0;
+  PyObject* first = *reinterpret_cast<PyObject* const*>(data[kObj]);
+  if (strides[kObj] == 0 && first && PyLong_Check(first)) {
+    const int range = PyIntRange(first, t);
+    if (range == -2) return -1;
+    if (range != 0) {
+      const char answer = ConstantAnswer(kOp, range, kObj == 0);
+      for (npy_intp i = 0; i < n; ++i) data[2][i * strides[2]] = answer;
+      return 0;
+    }
+    alignas(8) char value[8];
+    StoreInt(first, t, value);
+    char* args[3] = {data[0], data[1], data[2]};
+    args[kObj] = value;
+    RunKernels(LoopData{kOp, t}, args, n, strides);
+    return 0;
+  }
+  static constexpr int kPyOp[] = {Py_EQ, Py_NE, Py_GT, Py_GE, Py_LT, Py_LE};
+  constexpr int py_op = kPyOp[static_cast<int>(kOp) - static_cast<int>(OpId::kEqual)];
+  const size_t size = ItemSize(t);
+  for (npy_intp i = 0; i < n; ++i) {
+    PyObject* obj = *reinterpret_cast<PyObject* const*>(data[kObj] + i * strides[kObj]);
+    if (!obj) obj = Py_None;  // NumPy reads a NULL object element as None
+    const char* p = data[kInt] + i * strides[kInt];
+    Ref element;
+    if (IsSignedInt(t)) {
+      int64_t v = 0;
+      std::memcpy(&v, p, size);
+      v = size == 8 ? v : (v << (64 - 8 * size)) >> (64 - 8 * size);  // sign-extend
+      element.reset(PyLong_FromLongLong(v));
+    } else {
+      uint64_t v = 0;
+      std::memcpy(&v, p, size);
+      element.reset(PyLong_FromUnsignedLongLong(v));
+    }
+    if (!element) return -1;
+    const int r = kObj == 1 ? PyObject_RichCompareBool(element.get(), obj, py_op)
+                            : PyObject_RichCompareBool(obj, element.get(), py_op);
+    if (r < 0) return -1;
+    data[2][i * strides[2]] = static_cast<char>(r);
+  }
+  return 0;
+}
+
+// Two object operands: Python's own comparison of each pair, as NumPy's
+// object loop (reached by two Python ints, which NumPy compares exactly).
+template <OpId kOp>
+int ObjectCompareLoop(PyArrayMethod_Context*, char* const* data, const npy_intp* dimensions,
+                      const npy_intp* strides, NpyAuxData*) {
+  static constexpr int kPyOp[] = {Py_EQ, Py_NE, Py_GT, Py_GE, Py_LT, Py_LE};
+  constexpr int py_op = kPyOp[static_cast<int>(kOp) - static_cast<int>(OpId::kEqual)];
+  for (npy_intp i = 0; i < dimensions[0]; ++i) {
+    PyObject* a = *reinterpret_cast<PyObject* const*>(data[0] + i * strides[0]);
+    PyObject* b = *reinterpret_cast<PyObject* const*>(data[1] + i * strides[1]);
+    const int r = PyObject_RichCompareBool(a ? a : Py_None, b ? b : Py_None, py_op);
+    if (r < 0) return -1;
+    data[2][i * strides[2]] = static_cast<char>(r);
+  }
+  return 0;
+}
+
+PyArrayMethod_StridedLoop* ObjectCompareLoopFor(OpId op) {
+  switch (op) {
+    case OpId::kEqual: return &ObjectCompareLoop<OpId::kEqual>;
+    case OpId::kNotEqual: return &ObjectCompareLoop<OpId::kNotEqual>;
+    case OpId::kGreater: return &ObjectCompareLoop<OpId::kGreater>;
+    case OpId::kGreaterEqual: return &ObjectCompareLoop<OpId::kGreaterEqual>;
+    case OpId::kLess: return &ObjectCompareLoop<OpId::kLess>;
+    default: return &ObjectCompareLoop<OpId::kLessEqual>;
+  }
+}
+
+template <int kObj>
+PyArrayMethod_StridedLoop* PyIntCompareLoopFor(OpId op) {
+  switch (op) {
+    case OpId::kEqual: return &PyIntCompareLoop<OpId::kEqual, kObj>;
+    case OpId::kNotEqual: return &PyIntCompareLoop<OpId::kNotEqual, kObj>;
+    case OpId::kGreater: return &PyIntCompareLoop<OpId::kGreater, kObj>;
+    case OpId::kGreaterEqual: return &PyIntCompareLoop<OpId::kGreaterEqual, kObj>;
+    case OpId::kLess: return &PyIntCompareLoop<OpId::kLess, kObj>;
+    default: return &PyIntCompareLoop<OpId::kLessEqual, kObj>;
+  }
+}
+
+// (integer, Python int) -> (integer, object, bool), either order; a DType
+// the caller's signature= names stays.
+int PyIntPromoter(PyObject*, PyArray_DTypeMeta* const op_dtypes[],
+                  PyArray_DTypeMeta* const signature[], PyArray_DTypeMeta* new_op_dtypes[]) {
+  for (int i = 0; i < 3; ++i) {
+    PyArray_DTypeMeta* item = signature[i]                         ? signature[i]
+                              : i == 2                              ? &PyArray_BoolDType
+                              : op_dtypes[i] == &PyArray_PyLongDType ? &PyArray_ObjectDType
+                                                                     : op_dtypes[i];
+    Py_INCREF(item);
+    new_op_dtypes[i] = item;
+  }
+  return 0;
+}
+
+// A logical function computes on truth values, as NumPy's logical ufuncs do:
+// any operands without a loop of their own (a reduction of integers, whose
+// result must feed back as an input) are read as bool; signature= stays.
+int LogicalPromoter(PyObject*, PyArray_DTypeMeta* const[], PyArray_DTypeMeta* const signature[],
+                    PyArray_DTypeMeta* new_op_dtypes[]) {
+  for (int i = 0; i < 3; ++i) {
+    PyArray_DTypeMeta* item = signature[i] ? signature[i] : &PyArray_BoolDType;
+    Py_INCREF(item);
+    new_op_dtypes[i] = item;
+  }
+  return 0;
+}
+
+bool AddPromoter(PyObject* ufunc, PyObject* d0, PyObject* d1, PyObject* d2,
+                 PyArrayMethod_PromoterFunction* fn) {
+  Ref dtypes(PyTuple_Pack(3, d0, d1, d2));
+  Ref capsule(PyCapsule_New(reinterpret_cast<void*>(fn), "numpy._ufunc_promoter", nullptr));
+  if (!dtypes || !capsule) return false;
+  return PyUFunc_AddPromoter(ufunc, dtypes.get(), capsule.get()) == 0;
+}
+
+// Registers a comparison loop on (d0, d1) -> bool that may call Python.
+bool AddComparisonLoop(PyObject* ufunc, PyArray_DTypeMeta* d0, PyArray_DTypeMeta* d1,
+                       PyArrayMethod_StridedLoop* loop) {
+  PyArray_DTypeMeta* dtypes[3] = {d0, d1, &PyArray_BoolDType};
+  PyType_Slot slots[] = {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)}, {0, nullptr}};
+  PyArrayMethod_Spec spec = {};
+  spec.name = "eltwise_object_comparison";
+  spec.nin = 2;
+  spec.nout = 1;
+  spec.casting = NPY_NO_CASTING;
+  spec.flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(NPY_METH_REQUIRES_PYAPI |
+                                                  NPY_METH_NO_FLOATINGPOINT_ERRORS);
+  spec.dtypes = dtypes;
+  spec.slots = slots;
+  return PyUFunc_AddLoopFromSpec(ufunc, &spec) == 0;
+}
+
+bool AddPyIntComparisonLoops(PyObject* ufunc, OpId op) {
+  auto* object = &PyArray_ObjectDType;
+  auto* pylong = reinterpret_cast<PyObject*>(&PyArray_PyLongDType);
+  auto* any = reinterpret_cast<PyObject*>(&PyArrayDescr_Type);
+  // Every C integer type NumPy has, each its own DType class (int64 is long
+  // on Linux, longlong a second class of the same size: 'q' and 'Q').
+  std::vector<PyArray_DTypeMeta*> done;
+  for (int num = NPY_BYTE; num <= NPY_ULONGLONG; ++num) {
+    Ref descr(reinterpret_cast<PyObject*>(PyArray_DescrFromType(num)));
+    if (!descr) return false;
+    PyArray_DTypeMeta* T = NPY_DTYPE(reinterpret_cast<PyArray_Descr*>(descr.get()));
+    if (std::find(done.begin(), done.end(), T) != done.end()) continue;
+    done.push_back(T);
+    for (int obj = 0; obj < 2; ++obj) {
+      if (!AddComparisonLoop(ufunc, obj == 0 ? object : T, obj == 1 ? object : T,
+                             obj == 0 ? PyIntCompareLoopFor<0>(op) : PyIntCompareLoopFor<1>(op))) {
+        return false;
+      }
+      auto* t_obj = reinterpret_cast<PyObject*>(T);
+      if (!AddPromoter(ufunc, obj == 0 ? pylong : t_obj, obj == 1 ? pylong : t_obj, any,
+                       &PyIntPromoter)) {
+        return false;
+      }
+    }
+  }
+  return AddComparisonLoop(ufunc, object, object, ObjectCompareLoopFor(op)) &&
+         AddPromoter(ufunc, pylong, pylong, any, &PyIntPromoter);
+}
+
+const char* CastingName(NPY_CASTING casting) {
+  switch (casting) {
+    case NPY_NO_CASTING: return "no";
+    case NPY_EQUIV_CASTING: return "equiv";
+    case NPY_SAFE_CASTING: return "safe";
+    case NPY_SAME_KIND_CASTING: return "same_kind";
+    default: return "unsafe";
+  }
 }
 
 // The NumPy types of the builtin dtypes, in NumPy's loop order (a loop is
@@ -235,7 +525,7 @@ int ResolveForcedBFloat16(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObje
       PyErr_Format(PyExc_TypeError,
                    "Cannot cast ufunc '%s' input %d from %R to %R with casting rule '%s'",
                    ufunc->name, i, reinterpret_cast<PyObject*>(PyArray_DESCR(operands[i])),
-                   bf16.get(), casting == NPY_SAFE_CASTING ? "safe" : "same_kind");
+                   bf16.get(), CastingName(casting));
       return -1;
     }
   }
@@ -337,12 +627,30 @@ PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc
     Py_DECREF(u);
     return nullptr;
   }
-  if (PyObject_SetAttrString(u, "__module__", module.get()) < 0) {
+  Ref qualname(PyUnicode_FromString(name));
+  if (!qualname) {
+    Py_DECREF(u);
+    return nullptr;
+  }
+  // __qualname__ as NumPy's own ufuncs have it (numpy.ma wraps a ufunc by it).
+  if (PyObject_SetAttrString(u, "__module__", module.get()) < 0 ||
+      PyObject_SetAttrString(u, "__qualname__", qualname.get()) < 0) {
     if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
       Py_DECREF(u);
       return nullptr;
     }
     PyErr_Clear();
+  }
+  const bool extra_loops =
+      IsComparison(f.op) ? AddPyIntComparisonLoops(u, f.op)
+      : IsLogical(f.op)
+          ? AddPromoter(u, reinterpret_cast<PyObject*>(&PyArrayDescr_Type),
+                        reinterpret_cast<PyObject*>(&PyArrayDescr_Type),
+                        reinterpret_cast<PyObject*>(&PyArrayDescr_Type), &LogicalPromoter)
+          : true;
+  if (!extra_loops) {
+    Py_DECREF(u);
+    return nullptr;
   }
   return u;
 }

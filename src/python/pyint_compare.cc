@@ -1,0 +1,139 @@
+#include "python/pyint_compare.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace eltwise {
+namespace {
+
+void RangeOf(DType t, long long* lo, unsigned long long* hi) {
+  switch (t) {
+    case DType::kI8: *lo = INT8_MIN; *hi = INT8_MAX; return;
+    case DType::kI16: *lo = INT16_MIN; *hi = INT16_MAX; return;
+    case DType::kI32: *lo = INT32_MIN; *hi = INT32_MAX; return;
+    case DType::kI64: *lo = INT64_MIN; *hi = INT64_MAX; return;
+    case DType::kU8: *lo = 0; *hi = UINT8_MAX; return;
+    case DType::kU16: *lo = 0; *hi = UINT16_MAX; return;
+    case DType::kU32: *lo = 0; *hi = UINT32_MAX; return;
+    default: *lo = 0; *hi = UINT64_MAX; return;
+  }
+}
+
+template <typename T>
+void Put(T v, void* dst) { std::memcpy(dst, &v, sizeof(T)); }
+
+// The answer with the Python int second, by where it lies: -1 below the
+// dtype (every element is greater), 1 above (every element is less).
+bool AnswerSecond(OpId op, int range) {
+  switch (op) {
+    case OpId::kEqual: return false;
+    case OpId::kNotEqual: return true;
+    case OpId::kGreater: case OpId::kGreaterEqual: return range < 0;
+    default: return range > 0;  // kLess, kLessEqual
+  }
+}
+
+}  // namespace
+
+int PyIntRange(PyObject* v, DType t) {
+  long long lo;
+  unsigned long long hi;
+  RangeOf(t, &lo, &hi);
+  int overflow = 0;
+  const long long s = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (s == -1 && !overflow && PyErr_Occurred()) return -2;
+  if (overflow < 0) return -1;
+  if (overflow > 0) {
+    if (t != DType::kU64) return 1;
+    const unsigned long long u = PyLong_AsUnsignedLongLong(v);
+    if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+      if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -2;
+      PyErr_Clear();
+      return 1;
+    }
+    return 0;
+  }
+  if (s < lo) return -1;
+  return s > 0 && static_cast<unsigned long long>(s) > hi ? 1 : 0;
+}
+
+void StoreInt(PyObject* v, DType t, void* dst) {
+  if (t == DType::kU64) {
+    // Within range: a non-negative value up to 2^64 - 1 (or a negative one
+    // never gets here); AsUnsignedLongLong takes every such value.
+    Put(static_cast<uint64_t>(PyLong_AsUnsignedLongLong(v)), dst);
+    return;
+  }
+  const long long s = PyLong_AsLongLong(v);
+  switch (t) {
+    case DType::kI8: Put(static_cast<int8_t>(s), dst); break;
+    case DType::kI16: Put(static_cast<int16_t>(s), dst); break;
+    case DType::kI32: Put(static_cast<int32_t>(s), dst); break;
+    case DType::kI64: Put(static_cast<int64_t>(s), dst); break;
+    case DType::kU8: Put(static_cast<uint8_t>(s), dst); break;
+    case DType::kU16: Put(static_cast<uint16_t>(s), dst); break;
+    case DType::kU32: Put(static_cast<uint32_t>(s), dst); break;
+    default: break;
+  }
+}
+
+bool ConstantAnswer(OpId op, int range, bool int_first) {
+  // v op x is x op' v with op' the mirrored comparison.
+  if (int_first) {
+    switch (op) {
+      case OpId::kGreater: op = OpId::kLess; break;
+      case OpId::kGreaterEqual: op = OpId::kLessEqual; break;
+      case OpId::kLess: op = OpId::kGreater; break;
+      case OpId::kLessEqual: op = OpId::kGreaterEqual; break;
+      default: break;
+    }
+  }
+  return AnswerSecond(op, range);
+}
+
+bool RewriteOutOfRangeComparison(OpId* op, Operands* ops, DType compute, Ref holders[2]) {
+  if (!IsComparison(*op)) return true;
+  const bool weak_int[2] = {ops->weak[0] == Weak::kInt, ops->weak[1] == Weak::kInt};
+  if (!weak_int[0] && !weak_int[1]) return true;
+  if (weak_int[0] && weak_int[1]) {
+    // Two Python ints compute in int64; beyond it, Python's own comparison.
+    const int r0 = PyIntRange(ops->x[0], DType::kI64), r1 = PyIntRange(ops->x[1], DType::kI64);
+    if (r0 == -2 || r1 == -2) return false;
+    if (r0 == 0 && r1 == 0) return true;
+    static const int kPyOp[] = {Py_EQ, Py_NE, Py_GT, Py_GE, Py_LT, Py_LE};
+    const int answer = PyObject_RichCompareBool(
+        ops->x[0], ops->x[1], kPyOp[static_cast<int>(*op) - static_cast<int>(OpId::kEqual)]);
+    if (answer < 0) return false;
+    *op = answer ? OpId::kEqual : OpId::kNotEqual;
+    for (int i = 0; i < 2; ++i) {
+      holders[i].reset(PyLong_FromLong(0));
+      if (!holders[i]) return false;
+      ops->x[i] = holders[i].get();
+    }
+    return true;
+  }
+  const int w = weak_int[0] ? 0 : 1;
+  // A float takes the int as NumPy converts it; bool with an int beyond int64
+  // stays NumPy's OverflowError (NumPy compares exactly for integer dtypes only).
+  if (!IsInteger(ops->dt[1 - w]) || !IsInteger(compute)) return true;
+  const int range = PyIntRange(ops->x[w], compute);
+  if (range == -2) return false;
+  if (range == 0) return true;
+  const bool answer = ConstantAnswer(*op, range, w == 0);
+  // With MIN second: x >= MIN is true, x < MIN false; with MIN first, the
+  // mirrored MIN <= x and MIN > x.
+  if (w == 1) {
+    *op = answer ? OpId::kGreaterEqual : OpId::kLess;
+  } else {
+    *op = answer ? OpId::kLessEqual : OpId::kGreater;
+  }
+  long long lo;
+  unsigned long long hi;
+  RangeOf(compute, &lo, &hi);
+  holders[w].reset(PyLong_FromLongLong(lo));
+  if (!holders[w]) return false;
+  ops->x[w] = holders[w].get();
+  return true;
+}
+
+}  // namespace eltwise
