@@ -264,7 +264,13 @@ def check_lazy_then_exact(case, compute, read_counts, run_tasks=None):
     for tag, blocks in sources:
         counts = read_counts(tag)
         assert set(counts) == blocks, "not every source block was computed"
-        assert set(counts.values()) == {1}, f"a source block was computed twice: {counts}"
+        if blocks == {()}:
+            # A 0-d x2 needs no reshape (docs/semantics.md, "Delegation"): the graph is
+            # dask's own x1 / x2, whose optimizer fuses a one-block dependency into every
+            # output task, so it runs once per output block at most.
+            assert set(counts.values()) <= {1, lazy.npartitions}, counts
+        else:
+            assert set(counts.values()) == {1}, f"a source block was computed twice: {counts}"
     assert_bits(result, expected)
     return lazy, result
 

@@ -38,7 +38,8 @@ import pytest
 
 import eltwise
 from ew_helpers import (
-    ALL_DTYPES, ALL_OPS, BF16, BITWISE_OPS, BOOL_RESULT_OPS, INT_DIV_OPS, NO_BOOL_OPS,
+    ALL_DTYPES, ALL_OPS, BF16, BITWISE_OPS, BOOL_RESULT_OPS, COMPARISON_OPS, INT_DIV_OPS,
+    NO_BOOL_OPS,
 )
 
 FUNCTIONS = [*ALL_OPS, "elementwise"]
@@ -523,8 +524,14 @@ def build_cases(name: str, fn, pre=()):
         err("int64 with uint64 (float64)", TypeError, np.array([1, 2], np.int64),
             np.array([1, 2], np.uint64))
         err("dtype=np.dtype('float64')", TypeError, ints(), ivec(), dtype=np.dtype("float64"))
-    err("Python int out of range (2**70)", ALLOWED, ints(), _int(2**70))
-    err("Python int out of range (-2**100), two Python ints", ALLOWED, _int(-(2**100)), _int(3))
+    if name in COMPARISON_OPS:
+        # Compared exactly, as NumPy 2 does (docs/semantics.md, "Comparisons with Python ints").
+        ok("Python int out of range (2**70)", ints(), _int(2**70))
+        ok("Python int out of range (-2**100), two Python ints", _int(-(2**100)), _int(3))
+    else:
+        err("Python int out of range (2**70)", ALLOWED, ints(), _int(2**70))
+        err("Python int out of range (-2**100), two Python ints", ALLOWED, _int(-(2**100)),
+            _int(3))
 
     # -- errors: broadcast= ----------------------------------------------------
     err("broadcast='foo'", ValueError, ints(), ivec(), broadcast=_s("foo"))

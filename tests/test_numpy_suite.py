@@ -6,7 +6,7 @@ The run is a pytest session of its own (a subprocess), with the plugin
 NumPy's test modules are imported, drops the dtypes eltwise does not take from
 ``numpy.typecodes``, and marks each test listed in
 ``tests/numpy_suite/expected_failures.py`` strict-xfail with its reason.
-``test_substitution_active.py`` runs in the same session and asserts
+``substitution_check.py`` runs in the same session and asserts
 ``numpy.add is eltwise.ufunc.add`` there. The session must have no failure and
 no error: a test that fails and is not listed fails it, and so does a listed
 test that passes.
@@ -26,6 +26,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUITE = os.path.join(HERE, "numpy_suite")
 MODULES = ("numpy._core.tests.test_umath", "numpy._core.tests.test_ufunc")
+FILES = ("test_umath", "test_ufunc", "substitution_check")
 
 
 def run_numpy_suite(tmp_path):
@@ -39,7 +40,7 @@ def run_numpy_suite(tmp_path):
         filters.append("ignore::pytest.PytestRemovedIn10Warning")
     cmd = [sys.executable, "-m", "pytest", "-p", "substitute", "-q", "-p", "no:cacheprovider",
            f"--junitxml={xml}", "-rfEX", "--tb=short", *(f"-W{w}" for w in filters),
-           os.path.join(SUITE, "test_substitution_active.py"), "--pyargs", *MODULES]
+           os.path.join(SUITE, "substitution_check.py"), "--pyargs", *MODULES]
     proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
     return proc, ET.parse(xml).getroot() if xml.exists() else None
 
@@ -49,7 +50,7 @@ def summarize(root):
     counts = collections.defaultdict(collections.Counter)
     for case in root.iter("testcase"):
         where = case.get("classname", "").split(".")
-        name = next((w for w in where if w.startswith("test_")), "?")
+        name = next((w for w in where if w in FILES), "?")
         kind = "passed"
         for child in case:
             if child.tag == "skipped" and child.get("type") == "pytest.xfail":
@@ -73,9 +74,9 @@ def test_numpy_ufunc_suite_on_the_twins(tmp_path):
                        for f, c in sorted(counts.items()))
     print(f"numpy {np.__version__}\n{report}")
     assert proc.returncode == 0, tail
-    for f in ("test_umath", "test_ufunc", "test_substitution_active"):
+    for f in FILES:
         assert counts[f]["ran"] > 0, report
         assert counts[f]["failure"] == counts[f]["error"] == 0, tail
-    assert counts["test_substitution_active"]["passed"] == 2, report
+    assert counts["substitution_check"]["passed"] == 2, report
     # Hundreds of NumPy's tests pass on the twins in each file.
     assert counts["test_umath"]["passed"] > 3000 and counts["test_ufunc"]["passed"] > 500, report
