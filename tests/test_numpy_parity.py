@@ -67,6 +67,15 @@ def test_twin_compares_integer_with_object_elements():
     objs = np.array([1, -5, 2**70], dtype=object)
     np.testing.assert_array_equal(eltwise.ufunc.less(x, objs), np.less(x, objs))
     np.testing.assert_array_equal(eltwise.ufunc.equal(objs, x), np.equal(objs, x))
+    for dt in ("int8", "int16", "int32", "int64", "uint64"):
+        info = np.iinfo(dt)
+        y = np.array([info.min, -1 if info.min else 0, info.max], dt)
+        objs = np.array([info.min, 0, 2**70], dtype=object)
+        for op in COMPARISON_OPS:
+            np.testing.assert_array_equal(getattr(eltwise.ufunc, op)(y, objs),
+                                          getattr(np, op)(y, objs))
+            np.testing.assert_array_equal(getattr(eltwise.ufunc, op)(objs[::-1], y),
+                                          getattr(np, op)(objs[::-1], y))
 
 
 def test_bool_with_int_beyond_int64_is_numpys_overflow_error():

@@ -299,9 +299,16 @@ int PyIntCompareLoop(PyArrayMethod_Context* context, char* const* data,
     const char* p = data[kInt] + i * strides[kInt];
     Ref element;
     if (IsSignedInt(t)) {
+      int8_t v8;
+      int16_t v16;
+      int32_t v32;
       int64_t v = 0;
-      std::memcpy(&v, p, size);
-      v = size == 8 ? v : (v << (64 - 8 * size)) >> (64 - 8 * size);  // sign-extend
+      switch (size) {
+        case 1: std::memcpy(&v8, p, 1); v = v8; break;
+        case 2: std::memcpy(&v16, p, 2); v = v16; break;
+        case 4: std::memcpy(&v32, p, 4); v = v32; break;
+        default: std::memcpy(&v, p, 8); break;
+      }
       element.reset(PyLong_FromLongLong(v));
     } else {
       uint64_t v = 0;
