@@ -269,7 +269,7 @@ def reference(name: str, x1, x2, *, dtype=None, pythondiv: bool = True):
 def c99_pow_special(x, y):
     """(mask, value): where pow(x, y) is one of C99 Annex F's special cases, and its
     exact value. NumPy deviates in a few (scalar exponent 0.5 is sqrt, so
-    pow(-inf, 0.5) is NaN; pow(1, signaling NaN) is NaN); SPEC §4 wants C99."""
+    pow(-inf, 0.5) is NaN; pow(1, signaling NaN) is NaN); docs/semantics.md: "Exactness" wants C99."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     x, y = np.broadcast_arrays(x, y)

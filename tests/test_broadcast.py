@@ -1,4 +1,4 @@
-"""Broadcast modes (SPEC §3): numpy (default), none/explicit, pdpd with axis."""
+"""Broadcast modes (docs/semantics.md: "Broadcasting"): numpy (default), none/explicit, pdpd with axis."""
 
 import re
 
@@ -115,7 +115,7 @@ PDPD_OK = [  # OpenVINO's examples, all giving (2,3,4,5)
 
 
 def pdpd_reference_view(x2_shape, x1_shape, axis):
-    """Shape x2 takes when placed at `axis` of x1 (SPEC §3 steps 2-3)."""
+    """Shape x2 takes when placed at `axis` of x1 (docs/semantics.md: "Broadcasting", steps 2-3)."""
     r1, r2 = len(x1_shape), len(x2_shape)
     if axis == -1:
         axis = r1 - r2
@@ -174,8 +174,8 @@ def test_pdpd_trailing_ones_dropped_then_placed():
 
 PDPD_BAD = [
     # (x1 shape, x2 shape, axis)
-    ((8, 1, 6, 1), (7, 1, 5), 1),        # SPEC example: x1 is never broadcast
-    ((2, 3, 4, 5), (3, 1), -1),          # SPEC example: axis computed before dropping
+    ((8, 1, 6, 1), (7, 1, 5), 1),        # docs/semantics.md's example: x1 is never broadcast
+    ((2, 3, 4, 5), (3, 1), -1),          # docs/semantics.md's example: axis computed before dropping
     ((2, 3, 4, 5), (3,), -1),
     ((2, 3, 4, 5), (6,), 0),
     ((2, 3, 4, 5), (4, 5), 3),           # does not fit: axis + rank > rank(x1)

@@ -437,7 +437,7 @@ I8_X2 = np.array([100, 3, 2, -2, 1, 7], np.int8)
 ], ids=["divide-int64", "divide-trunc-int32", "divide-float64", "add-int16",
         "greater-float32"])
 def test_dtype_keyword_matches_ndarrays(name, kwargs):
-    """dtype= is the dtype computed in (SPEC §2), on dask as on ndarrays."""
+    """dtype= is the dtype computed in (docs/semantics.md: "Operands and dtypes"), on dask as on ndarrays."""
     expected = getattr(eltwise, name)(I8_X1, I8_X2, **kwargs)
     lazy = getattr(eltwise, name)(da.from_array(I8_X1, chunks=4),
                                   da.from_array(I8_X2, chunks=3), **kwargs)

@@ -31,8 +31,10 @@ def test_docstring_examples(name):
         assert DOCS[name].strip() in getattr(eltwise, name).__doc__
 
 
-def test_readme_examples():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+@pytest.mark.parametrize("path", [README, README.parent / "docs" / "semantics.md"],
+                         ids=lambda p: p.name)
+def test_markdown_examples(path):
+    blocks = re.findall(r"```python\n(.*?)```", path.read_text(), re.S)
     text = "\n".join(b for b in blocks if ">>>" in b)
     assert text
-    run_examples(text, "README.md")
+    run_examples(text, path.name)

@@ -1,4 +1,4 @@
-"""Errors (SPEC §2, §7): unsupported dtypes, keywords, bool arithmetic, bitwise on
+"""Errors (docs/semantics.md: "Operands and dtypes", "Errors"): unsupported dtypes, keywords, bool arithmetic, bitwise on
 floats, promotion failures, elementwise op names."""
 
 import datetime

@@ -1,25 +1,25 @@
 """Fuzzing (issue 7): hypothesis over every public function with arbitrary inputs.
 
-Every generated call goes through `run_case`, which predicts the outcome from SPEC.md and
+Every generated call goes through `run_case`, which predicts the outcome from docs/semantics.md and
 NumPy *before* the call (`predict`), makes the call under a random `numpy.errstate` and SIMD
 target, and checks these properties:
 
   P1  Only TypeError, ValueError, OverflowError and FloatingPointError escape, and only of a
       class the input calls for (a UnicodeError, SystemError, RuntimeError, ... is a bug; so
-      is an error where the SPEC asks for a result, or a result where it asks for an error).
+      is an error where docs/semantics.md asks for a result, or a result where it asks for an error).
   P2  When an exception escapes, `out` and every input are byte-for-byte untouched.
   P3  A successful call matches NumPy: type (NumPy scalar or ndarray), dtype, shape and
       bits (ew_helpers.reference / assert_same; power within 1 ULP), broadcast as the mode
-      says (pdpd: x2 placed per SPEC §3 first), into `out` cast as NumPy casts.
+      says (pdpd: x2 placed per docs/semantics.md: "Broadcasting" first), into `out` cast as NumPy casts.
   P4  With `out`, the call returns `out` itself and writes nothing but out's elements
       (guard bytes around every buffer, inputs sharing memory with out included); without
       `out`, the result is a new array that shares no memory with an input.
   P5  Warnings: integer division by zero is reported through numpy.errstate(divide=...)
-      exactly as SPEC §4 says; nothing else warns (casts aside, which NumPy reports too).
+      exactly as docs/semantics.md: "Exactness" says; nothing else warns (casts aside, which NumPy reports too).
   P6  (test_fuzz_result_layout only) the result is laid out as NumPy's order='K' lays out a
-      ufunc's result (SPEC §2).
+      ufunc's result (docs/semantics.md: "Operands and dtypes").
 
-Where the SPEC leaves a choice open, `predict` accepts each reading: `axis=None` or a bool,
+Where docs/semantics.md leaves a choice open, `predict` accepts each reading: `axis=None` or a bool,
 `broadcast=None`, `pythondiv=None`, `out=(None,)`, a non-native `dtype=` ('>f4'),
 `elementwise(..., "FLOOR_DIV"/"mod", pythondiv=...)` (issue 7 item 7), op and mode names
 that only match after Unicode case mapping or stripping whitespace, bfloat16 with a Python
@@ -27,7 +27,7 @@ float (bfloat16/float32/float64), a comparison with an out-of-range Python int (
 exact answer or OverflowError), a Python int beyond int64 where NumPy's own loop cannot
 convert it (logical_*, bfloat16), a negative integer exponent when the result is empty,
 and whether int64-with-uint64 `divide` reports a division by zero. Everything else is
-strict, with the SPEC authoritative (maximum/minimum zero ties are NumPy's per dtype).
+strict, with docs/semantics.md authoritative (maximum/minimum zero ties are NumPy's per dtype).
 
 Tests, in run order: one property per input family (values, operand kinds, out, huge
 shapes, result layout), `test_fuzz_known_inputs` (fixed inputs that broke a build, through
@@ -148,11 +148,11 @@ class DisallowedException(FuzzFailure):
 
 
 class UnexpectedException(FuzzFailure):
-    """An allowed exception class, but the SPEC asks for a result (or another class)."""
+    """An allowed exception class, but docs/semantics.md asks for a result (or another class)."""
 
 
 class MissingException(FuzzFailure):
-    """A result where the SPEC asks for an exception."""
+    """A result where docs/semantics.md asks for an exception."""
 
 
 class ResultMismatch(FuzzFailure):
@@ -536,7 +536,7 @@ def describe(case: Case) -> str:
 
 
 # ---------------------------------------------------------------------------
-# the oracle: what SPEC.md (and NumPy) say the call must do
+# the oracle: what docs/semantics.md (and NumPy) say the call must do
 
 
 @dataclass
@@ -582,7 +582,7 @@ def _standin(o: Operand):
 def _resolve_mode(v):
     if v is ABSENT:
         return ["numpy"]
-    if v is None:  # SPEC: silent; the default or an error
+    if v is None:  # docs/semantics.md: silent; the default or an error
         return ["numpy", Err(TypeError, ValueError, why="broadcast=None")]
     if isinstance(v, str):
         s = v[:]
@@ -632,7 +632,7 @@ def _resolve_op(op):
             if hit:
                 return [hit]
         hit = lookup(s) or lookup(s.strip())
-        if hit:  # non-ASCII case mapping or surrounding whitespace: SPEC silent
+        if hit:  # non-ASCII case mapping or surrounding whitespace: docs/semantics.md is silent
             return [hit, Err(ValueError, why=f"op={s!r}")]
         return [Err(ValueError, why=f"op={s!r}")]
     return [Err(TypeError, ValueError, why=f"op of type {type(op).__name__}")]
@@ -652,7 +652,7 @@ def _resolve_dtype(v):
         return [Err(*classes, why=f"dtype={v!r}: {type(e).__name__}")]
     if not _supported(d):
         return [Err(TypeError, why=f"dtype={d}")]
-    if not d.isnative:  # NumPy refuses a byte order in dtype=; SPEC silent
+    if not d.isnative:  # NumPy refuses a byte order in dtype=; docs/semantics.md is silent
         return [_native(d), Err(TypeError, why=f"dtype={d}")]
     return [d]
 
@@ -708,7 +708,7 @@ class Ok:
 
 
 def pdpd_view_shape(s1, s2, axis):
-    """x2's shape placed at axis of x1 (SPEC §3), or an error text."""
+    """x2's shape placed at axis of x1 (docs/semantics.md: "Broadcasting"), or an error text."""
     r1, r2 = len(s1), len(s2)
     if r2 > r1:
         return f"rank(x2)={r2} > rank(x1)={r1}"
@@ -758,7 +758,7 @@ def _cast_to(x, dt):
 
 
 def predict(case: Case):
-    """The outcomes SPEC.md allows for the call (any one of them will do)."""
+    """The outcomes docs/semantics.md allows for the call (any one of them will do)."""
     plain_errors = []
     fname = case.fname
     args = case.args
@@ -907,7 +907,7 @@ def _promote(fn, o1, o2, dt):
             if not ii.min <= v <= ii.max:
                 if fn in ("equal", "not_equal", "less", "less_equal", "greater",
                           "greater_equal"):
-                    # NumPy 2 compares an out-of-range Python int exactly; SPEC silent
+                    # NumPy 2 compares an out-of-range Python int exactly; docs/semantics.md is silent
                     alts = [(rt, {"numpy_compare": True}),
                             (Err(OverflowError, why=f"{v} does not fit {rt}"), {})]
                 else:
@@ -960,7 +960,7 @@ def _finish(fn, o1, o2, pd, mode, axis, dt, out, errs, shape, rt, notes, case):
         if (o2.weak or x2.size) and bool((_cast_to(x2, rt) < 0).any()):
             if size:
                 errs.append(Err(ValueError, why="negative integer power"))
-            else:  # nothing is computed: NumPy does not raise; SPEC silent
+            else:  # nothing is computed: NumPy does not raise; docs/semantics.md is silent
                 empty_neg_pow = True
     if errs:
         return [_err(errs)]
@@ -1011,7 +1011,7 @@ def _finish(fn, o1, o2, pd, mode, axis, dt, out, errs, shape, rt, notes, case):
                 if not big_int:
                     raise
                 # A Python int beyond int64 with a float dtype: some of NumPy's loops
-                # (logical_*, bfloat16's) cannot convert it. SPEC silent: that error, or
+                # (logical_*, bfloat16's) cannot convert it. docs/semantics.md is silent: that error, or
                 # the value converted as np.add converts it (through float64).
                 results.append(Err(TypeError, OverflowError, why=f"{name}: NumPy cannot "
                                    f"convert the Python int either"))
@@ -1984,7 +1984,7 @@ def test_fuzz_huge_shapes(case):
 @fuzz_settings("layout")
 @given(case=case_st(LAYOUT))
 def test_fuzz_result_layout(case):
-    """SPEC §2: the result is laid out as NumPy's order='K' lays out a ufunc's result."""
+    """docs/semantics.md: "Operands and dtypes": the result is laid out as NumPy's order='K' lays out a ufunc's result."""
     run_case(case)
 
 

@@ -1,4 +1,4 @@
-"""Leaks (issue 7; SPEC §7: "No input makes the process crash, hang or leak").
+"""Leaks (issue 7; docs/semantics.md: "Errors": "No input makes the process crash, hang or leak").
 
 Every public binary function (``ew_helpers.ALL_OPS`` and ``eltwise.elementwise``) is
 called many times on each success path and each error path. After each loop, the
@@ -49,7 +49,7 @@ N_LARGE = 30  # calls per case on arrays large enough to run on the thread pool
 WARM_UP = 3
 
 # What may escape any call (issue 7), and what the "either works or is refused" cases
-# accept (where SPEC leaves the choice to the implementation).
+# accept (where docs/semantics.md leaves the choice to the implementation).
 ALLOWED = (TypeError, ValueError, OverflowError, FloatingPointError)
 EITHER = "success or " + "/".join(e.__name__ for e in ALLOWED)
 
@@ -352,8 +352,8 @@ def build_cases(name: str, fn, pre=()):
         errors.append(Case(label, fn, (x1, x2, *pre, *rest), kw, expect=expect, ctx=ctx, n=n,
                            guard=guard, unsafe=unsafe))
 
-    # With dtype=, SPEC is clear for arithmetic and bitwise functions; for the
-    # bool-result functions NumPy refuses dtype= and SPEC leaves it open.
+    # With dtype=, docs/semantics.md is clear for arithmetic and bitwise functions; for the
+    # bool-result functions NumPy refuses dtype= and docs/semantics.md leaves it open.
     forced = EITHER if bool_res else None
 
     # -- success: operands ----------------------------------------------------
@@ -699,10 +699,10 @@ def elementwise_cases():
         success.append(Case(f"op={op!r} (str)", fn, (ints(), ivec(), _s(op))))
     success.append(Case("op='divide', pythondiv=False", fn, (ints(), ivec(), _s("divide")),
                         {"pythondiv": False}))
-    success.append(Case("op=Op.FLOOR_DIV, pythondiv=False (SPEC leaves it open)", fn,
+    success.append(Case("op=Op.FLOOR_DIV, pythondiv=False (docs/semantics.md leaves it open)", fn,
                         (ints(), ivec(), eltwise.Op.FLOOR_DIV), {"pythondiv": False},
                         expect=EITHER))
-    success.append(Case("op='mod', pythondiv=True (SPEC leaves it open)", fn,
+    success.append(Case("op='mod', pythondiv=True (docs/semantics.md leaves it open)", fn,
                         (ints(), ivec(), _s("mod")), {"pythondiv": True}, expect=EITHER))
     errors.append(Case("unknown op 'nope'", fn, (ints(), ivec(), _s("nope")), expect=ValueError))
     errors.append(Case("op=3", fn, (ints(), ivec(), _int(1003)), expect=(TypeError, ValueError)))

@@ -330,7 +330,7 @@ def test_max_min_nan_propagates(name, dtype, target):
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
 @pytest.mark.parametrize("name", ["maximum", "minimum"])
 def test_max_min_signed_zero_ties(name, dtype, target):
-    """-0.0 vs 0.0 ties are bit-exact with NumPy (SPEC §4): x2 wins for float32,
+    """-0.0 vs 0.0 ties are bit-exact with NumPy (docs/semantics.md: "Exactness"): x2 wins for float32,
     float64 and bfloat16 (ml_dtypes), x1 for float16; every loop kind, every target."""
     tie_winner = 0 if dtype == np.float16 else 1
     for n in (1, 7, 33, 257):

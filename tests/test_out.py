@@ -1,4 +1,4 @@
-"""out= (SPEC §5): identity, strides, casting, aliasing/overlap, and out left
+"""out= (docs/semantics.md: "`out=`"): identity, strides, casting, aliasing/overlap, and out left
 untouched on errors."""
 
 import re

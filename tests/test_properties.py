@@ -153,7 +153,7 @@ def test_out_matches_no_out(data, name, dt, shapes, out_dt):
 
 
 def pdpd_shape(s1, s2, axis):
-    """The shape x2 is viewed as, or None when SPEC §3's pdpd rules reject it."""
+    """The shape x2 is viewed as, or None when docs/semantics.md: "Broadcasting"'s pdpd rules reject it."""
     r1, r2 = len(s1), len(s2)
     if r2 > r1:
         return None

@@ -253,7 +253,7 @@ def test_set_num_threads_index():
     assert eltwise.get_num_threads() == 2
 
 
-# Results take NumPy's order='K' layout (SPEC §2).
+# Results take NumPy's order='K' layout (docs/semantics.md: "Operands and dtypes").
 
 def _layouts():
     c = np.arange(24.0).reshape(2, 3, 4)

@@ -1,4 +1,4 @@
-"""Runtime (SPEC §6): targets, threads, show_config, version, environment variables,
+"""Runtime (docs/semantics.md: "Runtime"): targets, threads, show_config, version, environment variables,
 package surface (Op, Broadcast, __all__, docstrings)."""
 
 import importlib.metadata

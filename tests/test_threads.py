@@ -1,4 +1,4 @@
-"""Threads (SPEC §6): results are identical for any thread count; large calls work
+"""Threads (docs/semantics.md: "Runtime"): results are identical for any thread count; large calls work
 from several Python threads at once; division-by-zero reporting is once per call."""
 
 import threading

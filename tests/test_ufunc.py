@@ -278,7 +278,7 @@ def test_twin_refuses_floats_for_bitwise(name, dtype):
 
 @pytest.mark.parametrize("dtype", [np.dtype(np.int8), np.dtype(np.int64)], ids=dtype_id)
 def test_twin_negative_integer_power_raises_as_fast_door(dtype):
-    """SPEC §4: a negative exponent with a signed integer base is
+    """docs/semantics.md: "Exactness": a negative exponent with a signed integer base is
     ValueError("Integers to negative integer powers are not allowed."), as numpy.power
     says. The fast door raises it; the twin must too (and so must delegation, which runs
     the twin)."""
@@ -681,7 +681,7 @@ def test_twin_attributes(name):
         assert u.identity == nu.identity and type(u.identity) in (type(nu.identity), int)
         # every loop is one NumPy has for the same name, except eltwise's additions:
         # exact int64-with-uint64 loops, and integer loops for divide (integers stay
-        # integers: floor division, SPEC §1)
+        # integers: floor division, docs/semantics.md: "Operands and dtypes")
         extra = set(u.types) - set(nu.types) - MIXED_SIGN
         if base == "divide":
             extra -= set(np.floor_divide.types)
@@ -830,7 +830,7 @@ def test_integer_division_by_zero_errstate(name, dtype):
                                   "add", "multiply", "subtract", "power", "squared_difference"])
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
 def test_float_results_report_nothing(name, dtype):
-    """As the fast door (SPEC §4): float division by zero, overflow and invalid results
+    """As the fast door (docs/semantics.md: "Exactness"): float division by zero, overflow and invalid results
     are IEEE values and report nothing, even under errstate(all='raise'). NumPy's own
     ufuncs warn there ("divide by zero encountered in divide", "overflow encountered in
     add", ...): a deliberate difference."""
@@ -1068,7 +1068,7 @@ def delegation_dtype_failures(names, dtypes):
 
 def test_delegation_dtype_keyword():
     """dtype= means the same through delegation as on the fast door: the computation
-    dtype (SPEC §2), for the functions with a numeric result."""
+    dtype (docs/semantics.md: "Operands and dtypes"), for the functions with a numeric result."""
     names = [n for n in TWIN_NAMES if base_name(n) not in BOOL_RESULT_OPS]
     assert not delegation_dtype_failures(names, [np.dtype(np.int16), np.dtype(np.float32)])
 
@@ -1307,7 +1307,7 @@ def test_pandas_dataframe():
                                      ("equal", {})])
 def test_pandas_keeps_eltwise_semantics(name, kw):
     """Through pandas, an eltwise function computes what it computes on the Series'
-    values: eltwise.divide on an int64 Series floors and stays int64 (SPEC §1, §4),
+    values: eltwise.divide on an int64 Series floors and stays int64 (docs/semantics.md: "Operands and dtypes", "Exactness"),
     integer division by zero gives 0, as the fast door on the same values."""
     pd = pytest.importorskip("pandas")
     s = pd.Series([7, -7, 5, 9], index=list("wxyz"), name="s")

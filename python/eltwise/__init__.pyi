@@ -82,7 +82,7 @@ __all__ = [
 ]
 
 class Broadcast(str, enum.Enum):
-    """Broadcast modes (SPEC §3); the plain strings work too, any case.
+    """Broadcast modes (docs/semantics.md: "Broadcasting"); the plain strings work too, any case.
 
     ``Broadcast(s)`` takes any case, and ``"explicit"`` (OpenVINO's name) for
     NONE, as the functions' ``broadcast=`` does.

@@ -144,7 +144,7 @@ def _supports(op, dtype):
 
 
 def _within_one_ulp(got, want):
-    """power on floats is within 1 ULP of NumPy (SPEC §4), not always bit-identical."""
+    """power on floats is within 1 ULP of NumPy (docs/semantics.md: "Exactness"), not always bit-identical."""
     got, want = np.asarray(got), np.asarray(want)
     if got.dtype != want.dtype or got.shape != want.shape:
         return False

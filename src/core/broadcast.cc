@@ -59,7 +59,7 @@ bool NumpyBroadcast(Layout& a, Layout& b, int64_t* out, int* out_ndim) {
   return true;
 }
 
-// OpenVINO/PaddlePaddle: b is broadcast onto a at `axis`; see SPEC §3.
+// OpenVINO/PaddlePaddle: b is broadcast onto a at `axis`; docs/semantics.md: "Broadcasting".
 bool PdpdBroadcast(int64_t axis, Layout& a, Layout& b, int64_t* out, int* out_ndim) {
   if (b.ndim > a.ndim) return false;
   if (axis == -1) axis = a.ndim - b.ndim;  // before trailing 1s are dropped

@@ -1,4 +1,4 @@
-// Broadcasting: the three modes of SPEC §3 resolved into one output shape and
+// Broadcasting: the three modes (docs/semantics.md, "Broadcasting") resolved into one output shape and
 // per-operand byte strides aligned to it (0 on broadcast axes). No Python here.
 #ifndef ELTWISE_CORE_BROADCAST_H_
 #define ELTWISE_CORE_BROADCAST_H_

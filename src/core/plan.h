@@ -1,5 +1,5 @@
 // The iteration plan: broadcast layouts simplified into the fewest, longest
-// loops (DESIGN.md "plan"). No Python here.
+// loops. No Python here.
 #ifndef ELTWISE_CORE_PLAN_H_
 #define ELTWISE_CORE_PLAN_H_
 

@@ -50,7 +50,7 @@ struct RoundedSquaredDifferenceOp : MemoryBoundOp {
 };
 
 // NaN propagates (a NaN first operand wins over a NaN second one). Ties of
-// -0.0 and 0.0 go as NumPy's loops decide them on x86-64 (SPEC §4): to the
+// -0.0 and 0.0 go as NumPy's loops decide them on x86-64 (docs/semantics.md: "Exactness"): to the
 // second operand for float32, float64 and bfloat16 (ml_dtypes), to the first
 // for float16. Equal values are otherwise the same bits, so only those ties
 // differ. kMax: maximum, else minimum; kFirstOnTie: the float16 rule.

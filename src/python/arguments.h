@@ -1,5 +1,5 @@
 // Parsing a binary function's arguments: positional operands, `out`, and the
-// keywords broadcast, axis, pythondiv and dtype (SPEC §1, §3, §5).
+// keywords broadcast, axis, pythondiv and dtype (docs/semantics.md: "Operands and dtypes", "Broadcasting", "`out=`").
 #ifndef ELTWISE_PYTHON_ARGUMENTS_H_
 #define ELTWISE_PYTHON_ARGUMENTS_H_
 

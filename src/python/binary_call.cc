@@ -45,7 +45,7 @@ void FillLayout(PyArrayObject* a, Layout* l) {
   }
 }
 
-// Checks `out` against the result's shape and dtype (SPEC §5).
+// Checks `out` against the result's shape and dtype (docs/semantics.md: "`out=`").
 bool CheckOut(const FunctionInfo& f, PyArrayObject* out, const int64_t* shape, int nd,
               PyArray_Descr* rdescr) {
   bool same = PyArray_NDIM(out) == nd;
@@ -152,7 +152,7 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   bool converted = false;
   for (int i = 0; i < 2; ++i) {
     if (!arr[i]) {  // a weak Python scalar
-      // A logical op reads its truth (SPEC §4), which a cast could lose:
+      // A logical op reads its truth (docs/semantics.md: "Exactness"), which a cast could lose:
       // 1e-300 is 0 in float16, 300 does not fit int8. As NumPy's logical
       // loops take operands: as bool, a Python int through int64.
       PyObject* value = ops.x[i];
@@ -226,7 +226,7 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
     Py_INCREF(out);
     target.reset(reinterpret_cast<PyObject*>(out));
   } else {
-    // Laid out as NumPy's order='K' (SPEC §2): Fortran-ordered or otherwise
+    // Laid out as NumPy's order='K' (docs/semantics.md: "Operands and dtypes"): Fortran-ordered or otherwise
     // permuted operands give a result in their order (C order otherwise).
     Py_INCREF(rdescr);
     npy_intp dims[kMaxDims];

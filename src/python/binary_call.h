@@ -1,5 +1,5 @@
 // The fast door: one call of a binary function on ndarrays, scalars or lists,
-// from its arguments to its result (DESIGN.md "bindings").
+// from its arguments to its result.
 #ifndef ELTWISE_PYTHON_BINARY_CALL_H_
 #define ELTWISE_PYTHON_BINARY_CALL_H_
 

@@ -1,4 +1,4 @@
-// Delegation (DESIGN.md "Two doors"): a call whose operand is not a plain
+// Delegation (docs/semantics.md, "Delegation"): a call whose operand is not a plain
 // ndarray, scalar or list (an ndarray subclass, or anything with its own
 // __array_ufunc__: dask, pandas, xarray, ...) goes to the ufunc twin, after
 // pdpd and none are turned into numpy broadcasting, so the operand's own

@@ -1,4 +1,4 @@
-// The public binary functions: name, op, and what each accepts (SPEC §1-§2).
+// The public binary functions: name, op, and what each accepts (docs/semantics.md: "Operands and dtypes").
 #ifndef ELTWISE_PYTHON_FUNCTIONS_H_
 #define ELTWISE_PYTHON_FUNCTIONS_H_
 

@@ -1,4 +1,4 @@
-// Memory overlap between an input and `out` (SPEC §5: the result is as if
+// Memory overlap between an input and `out` (docs/semantics.md: "`out=`": the result is as if
 // the inputs were read before anything was written).
 #ifndef ELTWISE_PYTHON_OVERLAP_H_
 #define ELTWISE_PYTHON_OVERLAP_H_

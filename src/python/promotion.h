@@ -1,5 +1,5 @@
 // The operands of a call and the dtype it computes in: NumPy 2's promotion,
-// Python scalars weak as in NEP 50, bfloat16 as ml_dtypes promotes it (SPEC §2).
+// Python scalars weak as in NEP 50, bfloat16 as ml_dtypes promotes it (docs/semantics.md: "Operands and dtypes").
 #ifndef ELTWISE_PYTHON_PROMOTION_H_
 #define ELTWISE_PYTHON_PROMOTION_H_
 

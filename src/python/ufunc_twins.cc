@@ -552,7 +552,7 @@ int TwinTypeResolver(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** 
   return PyUFunc_DefaultTypeResolver(ufunc, casting, operands, type_tup, out_dtypes);
 }
 
-// Also refuses two bools for the functions that do (SPEC §2), as NumPy's
+// Also refuses two bools for the functions that do (docs/semantics.md: "Operands and dtypes"), as NumPy's
 // subtract does, before NumPy's default resolver would pick an int8 loop.
 int NumericTypeResolver(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** operands,
                         PyObject* type_tup, PyArray_Descr** out_dtypes) {

@@ -1,4 +1,4 @@
-// The ufunc twins (DESIGN.md "Two doors"): one real numpy.ufunc per public
+// The ufunc twins (docs/semantics.md, "Delegation"): one real numpy.ufunc per public
 // function, whose inner loops are eltwise's kernels, so NumPy's machinery
 // gives reduce, accumulate, outer, at, where=, casting= and __array_ufunc__.
 #ifndef ELTWISE_PYTHON_UFUNC_TWINS_H_
