@@ -50,8 +50,8 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
     return x.kernels[static_cast<int>(kind)](a, b, out, static_cast<size_t>(n), hints);
   }
   // The strided loop loads 1- and 2-byte lanes of other strides one by one,
-  // and a vector load right after that many narrow stores stalls (uint8
-  // 1000x1000 a.T > b: 1.7x the time of packing first).
+  // and a vector load right after that many narrow stores stalls (slower
+  // than packing first).
   const auto loads_in_place = [&](int64_t s) { return s == 0 || s == isz || s == 2 * isz || isz >= 4; };
   const bool needs_scalar_second = b_scalar && !a_scalar && x.pack_beside_scalar_second;
   if (x.strided && so == osz && loads_in_place(sa) && loads_in_place(sb) && !needs_scalar_second) {
@@ -134,13 +134,12 @@ void RunGroups(Work& w, int64_t begin, int64_t end) {
   if (flags) w.flags.fetch_or(flags, std::memory_order_relaxed);
 }
 
-// The slot RunGroups transposes (-1: none) and its rows per group. 4-byte
-// lanes only where a column's elements lie side by side, forwards or
-// backwards (TransposeBlock's tiles): float32 a.T + b at 1000 x 1000, 1
-// thread, took 1.46 ms through the strided loop, 0.45-0.59 in groups, but
-// a.T[::-1] + b copied element by element in groups 2.24 ms (NumPy 1.1).
-// 8-byte lanes stay strided: in groups of 8 rows, float64 a.T + b ran 1.84
-// -> 2.18 ms.
+// The slot RunGroups transposes (-1: none) and its rows per group. 1- and
+// 2-byte lanes always; 4-byte lanes only where a column's elements lie side
+// by side, forwards or backwards (TransposeBlock's tiles transpose those in
+// registers; other strides would be copied element by element, slower than
+// the strided loop). 8-byte lanes stay on the strided loop, which is faster
+// for them than groups (measurements: the commits that set these rules).
 int AcrossRows(const Plan& p, size_t in_itemsize, int64_t* group_rows) {
   if (p.ndim != 2 || in_itemsize > 4 || p.shape[1] < kGroupColumns) return -1;
   const int64_t isz = static_cast<int64_t>(in_itemsize);
@@ -214,9 +213,8 @@ void RunTask(void* ctx) {
 
 // Rows against a repeated row ((N, 3) + (3,), NumPy issue 13307): one kernel
 // call per row would cost more than the row, and at a thousand elements a
-// call and a partial vector per row still cost a third of the work (uint8
-// (1000, 1000) max (1000,), 1 thread: 61 us a call per row, 36 us tiled;
-// torch 45-53). When x (a or b) and out are contiguous over both dims and the
+// call and a partial vector per row still cost a large share of the work.
+// When x (a or b) and out are contiguous over both dims and the
 // other operand repeats one row of at most kTile / 2 elements, the row is
 // tiled k >= 2 times into a buffer and the call becomes (N / k) runs of k
 // rows each, plus the leftover rows as they were.

@@ -28,8 +28,7 @@ struct ExecuteArgs {
 // Bytes a call must move before it is split across threads: 256 KiB, or
 // 512 KiB for ops that cost no more than moving their bytes (add, compare,
 // ...; not on float16/bfloat16, whose conversions cost more), where waking a
-// second thread cost more than it saved at 10^5 int8 elements (2 threads
-// 5.7 us, 1 thread 3.9).
+// second thread costs more than it saves at 10^5 int8 elements.
 constexpr size_t ParallelBytes(OpId op, DType compute) {
   const bool costly = (op >= OpId::kDivide && op <= OpId::kPower) || compute == DType::kF16 ||
                       compute == DType::kBF16;

@@ -5,12 +5,14 @@
 // (Highway 1.0.3 has no integer Div): 8/16-bit operands in float32, 32-bit in
 // float64. |a/b| then never rounds across an integer, so truncating or
 // flooring the float quotient is the exact integer quotient. 64-bit lanes
-// divide one at a time. A zero divisor gives 0 and sets kFlagDivideByZero;
-// MIN / -1 wraps to MIN and MIN % -1 is 0.
+// divide in float64 where every lane lies within a bound that keeps the
+// quotient and the remainder exact (DivideBelowBound below), and one lane at a
+// time otherwise. A zero divisor gives 0 and sets kFlagDivideByZero; MIN / -1
+// wraps to MIN and MIN % -1 is 0.
 //
 // Float fmod, mod and floor_divide are NumPy's npy_divmod around an exact
 // fmod, vectorized where the fmod can be: float32 through float64, float64
-// with a fused multiply-add (AVX2, AVX3; 8-14x NumPy's libm loop). Vectors
+// with a fused multiply-add (AVX2, AVX3). Vectors
 // with a quotient of 2^52 or more, an infinite or zero divisor, or on targets
 // without FMA, take the C library's fmod one lane at a time.
 
@@ -53,9 +55,8 @@ HWY_INLINE T DivideOne(T a, T b) {
   T r = a % b;
   if constexpr (kRound == Rounding::kFloor && std::is_signed<T>::value) {
     // The step where r and b differ in sign, as a conditional move: a branch
-    // on it is a coin toss on mixed signs (full-range int64 floor_divide: 3.0
-    // ns per element with it). r != 0 may branch: operands this far apart
-    // rarely divide exactly. (A mask form of both tests cost 5-10% more.)
+    // on it is a coin toss on mixed signs. r != 0 may branch: operands this
+    // far apart rarely divide exactly. (A mask form of both tests costs more.)
     if (r != 0) {
       const bool differ = (r ^ b) < 0;
       if constexpr (kResult == Result::kQuotient) {
@@ -86,9 +87,8 @@ struct DivisorScale {
 //   the (N+1)-bit magic case: add_mask all ones, pre_shift 1;
 //   an N-bit magic: add_mask 0, so q >> shift;
 //   d == 2^l: magic 0 and add_mask all ones, so n >> l.
-// Branches on the case, one per vector, cost more than the two operations
-// they save: the loop jumped four times per vector (int8 floor division by
-// 7, 10^6 elements: 150 us against NumPy's 96; 84-85 us branch-free).
+// One form without branches on the case: a branch per vector costs more
+// than the two operations it would save.
 template <typename U>
 struct UDivisor {
   U magic = 0;
@@ -128,8 +128,7 @@ struct UDivisor {
 // q + (r + n*e / 2^(s+9)) / d, and n*e < 2^8 * 2^(s+1) keeps the fraction
 // below 1. With n in a 16-bit lane's high byte, MulHigh gives
 // floor(n * m / 2^8) and a shift by s + 1 finishes: 8 operations a vector
-// against 15 through the general form (uint8 by 3, 10^6 elements: 77 us
-// that way, 48 this way, NumPy 51-54).
+// against 15 through the general form.
 template <>
 struct UDivisor<uint8_t> {
   uint16_t magic = 0;
@@ -198,8 +197,7 @@ HWY_INLINE hn::Vec<DU> DivideBy(DU du, hn::Vec<DU> n, const UDivisor<hn::TFromD<
 // below 2^N as d > 2^s, and shift = s + 1; the error e = magic*d - 2^(N+s)
 // < d < 2^(s+1) and n < 2^(N-1) keep n*e < 2^(N+s), so the quotient is
 // exact (as for the 8-bit form above). For d = 2^s: magic = 2^(N-1),
-// shift = s. Three operations and the multiply, against seven (int16 floor
-// division by 3, 10^6 elements: 138 us that way, 120 this way, NumPy 119-120).
+// shift = s. Three operations and the multiply, against seven.
 template <typename U>
 struct UDivisorHalfRange {
   U magic = 0;
@@ -353,8 +351,7 @@ struct IntDivideByScalar : OpBase {
 // where |q| < |a / b|) or [0, 2^51) (unsigned), inside that range, so the way
 // back is the same sum read the other way.
 // b_zero: b's zero lanes; any_zero: whether there is one. Only then are zero
-// divisors masked (the mask on every vector cost 15% of the loop, measured in
-// a C harness).
+// divisors masked (a mask on every vector costs a measurable share of the loop).
 template <Rounding kRound, Result kResult, class D, class V, class M>
 HWY_INLINE bool DivideBelowBound(D d, V a, V b, M b_zero_lanes, bool any_zero, V* result) {
 #if HWY_TARGET == HWY_SCALAR
@@ -462,21 +459,19 @@ HWY_INLINE bool DivideSmallQuotient(D d, V a, V b, M b_zero, bool any_zero, V* r
 }
 
 // Base for the division ops other than float true division (a memory-bound
-// op): strided operands of 32- and 64-bit storage load where they lie. Packing a block, then dividing it, left
-// the memory idle during the division (10^6 int64 a[::2] // b[::2]: 2.9 ms
-// packed, 1.9 loaded in place; float64 floor_divide 4.0 ms against 2.1
-// contiguous). 8- and 16-bit lanes widen to 32 bits, and StridedLoop loads
-// widening lanes one by one: int8 took 1.7 ms against 0.5 packed.
+// op): strided operands of 32- and 64-bit storage load where they lie, since
+// packing a block, then dividing it, leaves the memory idle during the
+// division. 8- and 16-bit lanes are packed: they widen to 32 bits, and
+// StridedLoop would load widening lanes one by one.
 struct DivisionOpBase : OpBase {
   template <typename T> static constexpr bool kLoadsStrided = sizeof(T) >= 4;
 };
 
 // Integer quotient/remainder on compute lanes C (see IntDivCompute).
 // 64-bit lanes: a vector with a lane beyond the bound goes one lane at a time,
-// unless unsigned with every quotient below 2^50. (Writing such lanes straight
-// into the result from the loops, not through PerLane's stored and reloaded
-// vector, made full-range int64 mod 28% faster but the vector path 1.3-1.6x
-// slower: int64 floor_divide below the bound at 10^5, 85-105 -> 139-144 us.)
+// unless unsigned with every quotient below 2^50. (Lanes go through
+// PerLane's stored and reloaded vector: writing them straight into the result
+// from the loops slowed the vector path more than it sped up the lanes.)
 template <Rounding kRound, Result kResult>
 struct IntDivide : DivisionOpBase {
   template <typename T> using Compute = IntDivCompute<T>;
@@ -573,7 +568,7 @@ HWY_INLINE F PyDivmod(F a, F b, F* modulus) {
 
 // Valid lane types: float32/float64 (float16 and bfloat16 computed in float32).
 // One division instruction: as cheap as moving its bytes at memory sizes, so it gets the
-// strided loop too (float64 a[::2] / b[::2] packed: 0.63x NumPy).
+// strided loop too (packing would walk one stream at a time).
 struct FloatTrueDivide : MemoryBoundOp {
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Div(a, b); }
 };

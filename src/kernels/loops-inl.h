@@ -214,8 +214,7 @@ template <class DO, class DC>
 HWY_INLINE hn::Vec<DO> MaskToBool(DO dout, DC dc, hn::Mask<DC> m) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   // AVX-512 masks are bits: one masked byte move makes the bytes, where
-  // widening the mask to lanes and truncating them takes several shuffles
-  // (float64 `greater` ran at 0.48 ns per element against NumPy's 0.21).
+  // widening the mask to lanes and truncating them takes several shuffles.
   constexpr size_t kLanes = hn::MaxLanes(DO());
   if constexpr (sizeof(hn::TFromD<DC>) > 1 && kLanes <= 16) {
     return hn::Vec<DO>{_mm_maskz_mov_epi8(static_cast<__mmask16>(m.raw), _mm_set1_epi8(1))};
@@ -239,8 +238,7 @@ HWY_INLINE hn::Vec<DO> MaskToBool(DO dout, DC dc, hn::Mask<DC> m) {
 // lanes that are 0 or -1: two signed packs (which interleave the 128-bit
 // halves), one permute back into order, then abs (-1 -> 1). One 32-byte
 // store where MaskToBool's truncation takes several shuffles and a short
-// store per vector (greater on float32 ran at 0.75x NumPy's speed, which
-// packs this way; float64 at 0.65x).
+// store per vector (NumPy packs this way too).
 HWY_INLINE __m256i PackBoolBytes(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
   const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, v3));
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
@@ -295,8 +293,7 @@ HWY_INLINE hn::Vec<D> PerLane(D d, hn::Vec<D> a, hn::Vec<D> b, F f) {
 // A tail of n >= N elements is the last whole vector again when the caller
 // says the inputs are settled (kHintSettledInputs) and `out` shares no byte
 // with an array operand: recomputing lanes already done stores the same
-// bits, and costs less than the padded vector (int8 (1000, 1000) maximum
-// against a (1000, 1) column, 1 thread: 56-66 us -> 48 us). Other partial
+// bits, and costs less than the padded vector. Other partial
 // vectors (the tail of an in-place call, of n < N or of a buffer the caller
 // just filled, and the head before an aligned streaming store) go through
 // one padded vector, never re-reading or re-writing elements already done,
@@ -432,8 +429,8 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
 // strides (0: one element broadcast), out contiguous. For ops that run at
 // memory speed: loading strided lanes where they lie keeps both operands'
 // and the result's memory streams in flight together, where packing a block
-// of one operand, then of the other, then computing walked one stream at a
-// time (float64 a[::2] + b[::2], 10^6 elements: 0.7x NumPy's scalar loop).
+// of one operand, then of the other, then computing walks one stream at a
+// time.
 
 // N lanes of storage T, `stride` bytes apart from p (any alignment).
 template <class DS>

@@ -33,8 +33,7 @@
 // the speed on AVX2. power.cc is compiled with -ffp-contract=off: GCC would
 // otherwise fuse some Mul + Add pairs into FMAs, target by target.
 // Table lookups: AVX2 (4 lanes) and SSE4 (2 lanes) load a lane's whole entry
-// and transpose (AVX2's gathers cost 30% of the time); AVX3 gathers.
-// On this AVX2 machine: 4.1 ns per element, SLEEF's u10 pow 10.9, glibc 13.7.
+// and transpose (slower with AVX2's gathers); AVX3 gathers.
 
 #if defined(ELTWISE_KERNELS_POW_F64_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ELTWISE_KERNELS_POW_F64_INL_H_

@@ -8,10 +8,10 @@
 // without FMA the polynomials round twice per step, which changes a float32
 // result only near a rounding boundary (none in 10^6 random pairs). C99's
 // special cases are exact, e.g. pow(NaN, 0) == 1 and pow(1, NaN) == 1.
-// Highway 1.0.3 has no Pow; SLEEF's float pow ran 3-4x slower than this.
+// Highway 1.0.3 has no Pow, and SLEEF's float pow is slower than this.
 // float64: pow-f64-inl.h, table-driven in double-double (at most 0.52 ULP
-// measured, C99's special cases exact; 2.6x faster than SLEEF's u10 pow,
-// which it replaced).
+// measured against mpmath, C99's special cases exact; it replaced SLEEF's u10
+// pow, which was slower).
 // A scalar float exponent (the scalar-second loop kind) that is 0, 0.5 or an
 // integer with |n| <= 16 skips log and exp: 1, a square root, or
 // multiplication (PowerByScalarLoop below). Those results are correctly rounded
@@ -231,9 +231,8 @@ HWY_INLINE V IntPow(D d, V base, V exp) {
 // Valid lane types: all numeric.
 struct PowerOp : OpBase {
   template <typename T> using Compute = Arith<T>;
-  // Packing a block, then computing it, left the memory idle while the
-  // kernel ran: a[::2] ** b[::2] (float64, 10^6) took 1.19x the contiguous
-  // time, 10% of it packing.
+  // Packing a block, then computing it, leaves the memory idle while the
+  // kernel runs: strided operands load where they lie.
   template <typename T> static constexpr bool kLoadsStrided = true;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     using C = hn::TFromD<D>;
@@ -465,11 +464,11 @@ struct PowIntegerExponent : OpBase {
 
 // Integer lanes by a scalar exponent b: x^b by binary powering on b's bits,
 // the same wrapping products IntPow makes lane by lane (x^3: 2 multiplies
-// where IntPow's per-vector loop made 4 and its tests; int64 10^6 by 3, 1
-// thread: 1.5 ms). b == 0 gives 1 (0 ** 0 too); b < 0 gives 0 as IntPow does
-// (callers reject it for signed bases). kExponent > 0 fixes b at compile time,
-// for squares and cubes: straight-line products, where the loop on b's bits
-// cost 3x the multiplies (int64 x**3 at 10^4: 11.6 us, x*x 3.8 us).
+// where IntPow's per-vector loop makes 4 and its tests). b == 0 gives 1
+// (0 ** 0 too); b < 0 gives 0 as IntPow does (callers reject it for signed
+// bases). kExponent > 0 fixes b at compile time, for squares and cubes:
+// straight-line products, where the loop on b's bits costs several times the
+// multiplies.
 template <int kExponent = 0>
 struct IntPowScalarExponent : OpBase {
   template <typename T> using Compute = Arith<T>;
@@ -536,8 +535,7 @@ void SetScalarExponentLoops(KernelTable& t) {
    ...);
   // x ** 3 keeps its bits in any layout: a strided base beside a broadcast
   // exponent goes to PowerByScalarLoop too. (Integers: the strided loop's
-  // per-vector loop on the exponent's bits cost more than packing, int64
-  // a[::2] ** 3 at 10^6: 1.96 ms that way, 1.23 packed, NumPy 1.41-1.68.)
+  // per-vector loop on the exponent's bits costs more than packing.)
   ((t.pack_beside_scalar_second[static_cast<int>(OpId::kPower)][static_cast<int>(DTypeOf<Ts>())] =
         true),
    ...);

@@ -18,9 +18,8 @@ namespace eltwise {
 // mmap threshold, so those would fault in new pages on every call. Smaller
 // blocks it recycles from its heap, and the block it hands out is the one
 // freed last, whoever freed it: still in cache, where a pooled buffer last
-// written by an earlier eltwise call may not be. With a 1 MiB threshold,
-// 10^6-element results ran at 0.67-0.94x NumPy between torch and numexpr
-// calls (the benchmark suite), 0.97-1.11x with NumPy's memory.
+// written by an earlier eltwise call may not be (a 1 MiB threshold made
+// 10^6-element results slower than NumPy's memory in the benchmark suite).
 constexpr size_t kPooledResultBytes = size_t{32} << 20;
 // The default bound on the bytes the pool holds (set_result_pool_limit).
 constexpr size_t kDefaultResultPoolLimit = size_t{256} << 20;
