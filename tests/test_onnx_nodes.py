@@ -46,7 +46,7 @@ SUPPORTED_DTYPES = set(ALL_DTYPES)  # docs/semantics.md: "Operands and dtypes"
 # Float Pow may differ by 1 ULP, because ONNX's expected values come from a different
 # libm than eltwise's. case/node/pow.py computes them as `np.power(x, y).astype(x.dtype)`,
 # i.e. with NumPy's loops: SVML on an AVX-512 x86-64, the C library's pow/powf elsewhere.
-# eltwise's float pow is its own, within 1 ULP (README; docs/semantics.md: "Exactness": within 1 ULP of numpy.power).
+# eltwise's float pow is its own, within 1 ULP of numpy.power (docs/semantics.md, "Exactness").
 # Checked on test_pow (60 float32 values) on an AVX-512 machine with NumPy 2.4:
 # - the files shipped with onnx 1.22 are the correctly rounded results (float64 pow
 #   rounded to float32), and eltwise matches them bit for bit;
@@ -193,13 +193,14 @@ def test_onnx_node(case_name):
         want = outputs[0]
         unsupported = sorted({str(x.dtype) for x in inputs if x.dtype not in SUPPORTED_DTYPES})
         if unsupported:
-            # Make sure the reason holds: eltwise refuses the dtype, as docs/semantics.md: "Operands and dtypes" says.
+            # Make sure the reason holds: eltwise refuses the dtype (docs/semantics.md,
+            # "Operands and dtypes").
             with pytest.raises(TypeError):
                 _run(node, inputs)
             onnx_types = sorted({onnx.TensorProto.DataType.Name(vi.type.tensor_type.elem_type)
                                  for vi in _model(case).graph.input})
             pytest.skip(f"{node.op_type} on ONNX {'/'.join(onnx_types)} (NumPy {unsupported}):"
-                        " not a dtype eltwise supports (docs/semantics.md: "Operands and dtypes": TypeError)")
+                        " not a dtype eltwise supports (docs/semantics.md, 'Operands and dtypes': TypeError)")
         ulp = _POW_ULP if (node.op_type == "Pow" and is_float(want.dtype)) else 0
         for target in eltwise.get_targets():
             eltwise.set_target(target)

@@ -15,21 +15,17 @@ namespace HWY_NAMESPACE {
 
 // Valid lane types: all. Exact (floats: IEEE, rounded once).
 struct AddOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Add(a, b); }
 };
 struct SubtractOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Sub(a, b); }
 };
 struct MultiplyOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const { return MulWrap(d, a, b); }
 };
 // (a - b)^2 in the result dtype: each step rounded (floats) or wrapped (ints).
 // Valid lane types: integers, float32, float64.
 struct SquaredDifferenceOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     const V diff = hn::Sub(a, b);
     return MulWrap(d, diff, diff);
@@ -56,7 +52,6 @@ struct RoundedSquaredDifferenceOp : MemoryBoundOp {
 // differ. kMax: maximum, else minimum; kFirstOnTie: the float16 rule.
 template <bool kMax, bool kFirstOnTie>
 struct ExtremumOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128

@@ -15,21 +15,17 @@ namespace HWY_NAMESPACE {
 
 // Valid lane types: all. Each returns a mask that the loop stores as bool.
 struct EqualOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const { return hn::Eq(a, b); }
 };
 struct NotEqualOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const {
     return hn::Not(hn::Eq(a, b));  // Highway's Ne is ordered: false for NaN
   }
 };
 struct GreaterOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const { return hn::Gt(a, b); }
 };
 struct GreaterEqualOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D, V a, V b) const {
     // Highway 1.0.3 has Ge/Le for floats only; integers have no NaN.
     if constexpr (hwy::IsFloat<hn::TFromD<D>>()) return hn::Ge(a, b);
@@ -39,7 +35,6 @@ struct GreaterEqualOp : MemoryBoundOp {
 // a < b is b > a, and a <= b is b >= a.
 template <class Op>
 struct Swapped : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const { return Op()(d, b, a); }
 };
 using LessOp = Swapped<GreaterOp>;
@@ -52,19 +47,16 @@ HWY_INLINE auto Truthy(D d, V v) {
 }
 
 struct LogicalAndOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
     return hn::And(Truthy(d, a), Truthy(d, b));
   }
 };
 struct LogicalOrOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
     return hn::Or(Truthy(d, a), Truthy(d, b));
   }
 };
 struct LogicalXorOp : MemoryBoundOp {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
     return hn::Xor(Truthy(d, a), Truthy(d, b));
   }

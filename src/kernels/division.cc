@@ -479,13 +479,21 @@ struct IntDivide : DivisionOpBase {
 
   int flags() const { return zero_divisor ? kFlagDivideByZero : 0; }
 
+  // b's zero lanes; *any_zero says whether there is one, and raises the flag.
+  template <class D, class V>
+  HWY_INLINE hn::Mask<D> ZeroDivisors(D d, V b, bool* any_zero) const {
+    const auto b_zero = hn::Eq(b, hn::Zero(d));
+    *any_zero = !hn::AllFalse(d, b_zero);
+    if (HWY_UNLIKELY(*any_zero)) zero_divisor = true;
+    return b_zero;
+  }
+
   // 64-bit lanes: the quotients or remainders of the vector paths, or false.
   template <class D, class V>
   HWY_INLINE bool VectorOrFalse(D d, V a, V b, V* result) const {
     using C = hn::TFromD<D>;
-    const auto b_zero = hn::Eq(b, hn::Zero(d));
-    const bool any_zero = !hn::AllFalse(d, b_zero);
-    if (HWY_UNLIKELY(any_zero)) zero_divisor = true;
+    bool any_zero;
+    const auto b_zero = ZeroDivisors(d, b, &any_zero);
     if (DivideBelowBound<kRound, kResult>(d, a, b, b_zero, any_zero, result)) return true;
     if constexpr (!std::is_signed<C>::value) {
       if (DivideSmallQuotient<kResult>(d, a, b, b_zero, any_zero, result)) return true;
@@ -504,41 +512,49 @@ struct IntDivide : DivisionOpBase {
       if (VectorOrFalse(d, a, b, &exact)) return exact;
       return PerLane(d, a, b, &Lane<C>);
     } else {
-      const auto b_zero = hn::Eq(b, hn::Zero(d));
-      const bool any_zero = !hn::AllFalse(d, b_zero);
-      if (HWY_UNLIKELY(any_zero)) zero_divisor = true;
+      bool any_zero;
+      const auto b_zero = ZeroDivisors(d, b, &any_zero);
       // float32 for int32 lanes (from 8/16-bit), float64 for 32-bit storage.
       using F = std::conditional_t<std::is_same<C, double>::value, double, float>;
       const hn::Rebind<F, D> df;
-      const auto fa = ToFloat(df, a);
-      const auto fb = ToFloat(df, b);
+      const auto fa = Convert(df, a);
+      const auto fb = Convert(df, b);
       auto q = hn::Div(fa, fb);
       q = kRound == Rounding::kFloor ? hn::Floor(q) : hn::Trunc(q);
       if (HWY_UNLIKELY(any_zero)) q = hn::IfThenZeroElse(hn::RebindMask(df, b_zero), q);
       if constexpr (kResult == Result::kQuotient) {
-        return FromFloat(d, q);
+        return Convert(d, q);
       } else {  // a - q*b, exact in the compute type.
         auto r = hn::Sub(fa, hn::Mul(q, fb));
         if (HWY_UNLIKELY(any_zero)) r = hn::IfThenZeroElse(hn::RebindMask(df, b_zero), r);
-        return FromFloat(d, r);
+        return Convert(d, r);
       }
     }
   }
 
-  template <class DF, class V>
-  static HWY_INLINE hn::Vec<DF> ToFloat(DF df, V v) {
-    if constexpr (std::is_same<hn::TFromV<V>, hn::TFromD<DF>>::value) return v;
-    else return hn::ConvertTo(df, v);
-  }
-  template <class D, class VF>
-  static HWY_INLINE hn::Vec<D> FromFloat(D d, VF v) {
-    if constexpr (std::is_same<hn::TFromV<VF>, hn::TFromD<D>>::value) return v;
-    else return hn::ConvertTo(d, v);
+  // v in lanes of `to` (a conversion between integer and float lanes; the
+  // same vector when the lane types agree).
+  template <class DTo, class V>
+  static HWY_INLINE hn::Vec<DTo> Convert(DTo to, V v) {
+    if constexpr (std::is_same<hn::TFromV<V>, hn::TFromD<DTo>>::value) return v;
+    else return hn::ConvertTo(to, v);
   }
 };
 
+// The integral value a quotient div = (a - m) / b lies within rounding of,
+// for m = fmod(a, b) or m = fmod(a, b) + b (so a - m is a multiple of b): the
+// nearest integer to div; a zero takes the sign of a / b.
+template <typename F>
+HWY_INLINE F NearestIntegral(F div, F a, F b) {
+  if (div == 0) return std::copysign(F(0), a / b);
+  F t = std::floor(div);
+  if (div - t > F(0.5)) t += F(1);
+  return t;
+}
+
 // NumPy's npy_divmod: Python's floor division and modulo on floats, computed
-// from fmod so that both are exact (floor_divide(1.0, 0.1) == 9.0).
+// from fmod so that both are exact (floor_divide(1.0, 0.1) == 9.0). b == 0
+// gives a / b and fmod(a, b).
 template <typename F>
 HWY_INLINE F PyDivmod(F a, F b, F* modulus) {
   F mod = std::fmod(a, b);
@@ -555,15 +571,8 @@ HWY_INLINE F PyDivmod(F a, F b, F* modulus) {
   } else {
     mod = std::copysign(F(0), b);
   }
-  F floordiv;
-  if (div != 0) {
-    floordiv = std::floor(div);
-    if (div - floordiv > F(0.5)) floordiv += F(1);
-  } else {
-    floordiv = std::copysign(F(0), a / b);
-  }
   *modulus = mod;
-  return floordiv;
+  return NearestIntegral(div, a, b);
 }
 
 // Valid lane types: float32/float64 (float16 and bfloat16 computed in float32).
@@ -667,7 +676,6 @@ struct FloatFloorDivide : DivisionOpBase {
     V q, m;
     if (PyDivmodVector(d, a, b, &q, &m)) return q;
     return PerLane(d, a, b, [](F x, F y) {
-      if (y == 0) return x / y;
       F mod;
       return PyDivmod(x, y, &mod);
     });
@@ -679,7 +687,6 @@ struct FloatMod : DivisionOpBase {
     V q, m;
     if (PyDivmodVector(d, a, b, &q, &m)) return m;
     return PerLane(d, a, b, [](F x, F y) {
-      if (y == 0) return std::fmod(x, y);
       F mod;
       PyDivmod(x, y, &mod);
       return mod;
@@ -704,19 +711,9 @@ struct FloatTruncDivide : DivisionOpBase {
     using F = hn::TFromD<D>;
     return PerLane(d, a, b, [](F x, F y) {
       if (y == 0) return x / y;
-      const F div = (x - std::fmod(x, y)) / y;  // within rounding of an integer
-      if (div == 0) return std::copysign(F(0), x / y);
-      F t = std::floor(div);
-      if (div - t > F(0.5)) t += F(1);
-      return t;
+      return NearestIntegral((x - std::fmod(x, y)) / y, x, y);
     });
   }
-};
-
-// Gives a float functor the Compute alias of the float dtypes.
-template <class FloatOp>
-struct OnFloats : FloatOp {
-  template <typename T> using Compute = Arith<T>;
 };
 
 template <class ScalarOp, typename... Ts>
@@ -732,7 +729,7 @@ template <Rounding kRound, Result kResult, class FloatOp>
 void SetDivisionRow(KernelTable& t, OpId op) {
   SetLoopsFor<IntDivide<kRound, kResult>, false, ELTWISE_INT_TYPES>(t, op);
   SetScalarDivisorLoops<IntDivideByScalar<kRound, kResult>, ELTWISE_INT_TYPES>(t, op);
-  SetLoopsFor<OnFloats<FloatOp>, false, ELTWISE_FLOAT_TYPES>(t, op);
+  SetLoopsFor<FloatOp, false, ELTWISE_FLOAT_TYPES>(t, op);
 }
 
 // Fills the rows of this family for the current target.
@@ -741,7 +738,7 @@ void FillDivision(KernelTable& t) {
   SetDivisionRow<Rounding::kFloor, Result::kQuotient, FloatFloorDivide>(t, OpId::kFloorDivide);
   SetDivisionRow<Rounding::kFloor, Result::kRemainder, FloatMod>(t, OpId::kMod);
   SetDivisionRow<Rounding::kTrunc, Result::kRemainder, FloatFmod>(t, OpId::kFmod);
-  SetLoopsFor<OnFloats<FloatTruncDivide>, false, double>(t, OpId::kTruncDivide);
+  SetLoopsFor<FloatTruncDivide, false, double>(t, OpId::kTruncDivide);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -288,6 +288,7 @@ HWY_INLINE hn::Vec<D> PerLane(D d, hn::Vec<D> a, hn::Vec<D> b, F f) {
 // The inner loop: out[i] = op(a[i], b[i]) over n elements of storage type T,
 // result storage O. Op is a small functor:
 //   template <typename T> using Compute = ...;   // lane type it computes in
+//                                                // (OpBase: Arith<T>)
 //   auto operator()(D d, Vec<D> a, Vec<D> b)      // a vector or a mask
 //   int flags() const;                           // KernelFlags it met
 // A tail of n >= N elements is the last whole vector again when the caller
@@ -509,6 +510,8 @@ int StridedLoop(const void* pa, int64_t sa, const void* pb, int64_t sb, void* po
 // PrepareScalarSecond to precompute from the broadcast second operand (a
 // scalar divisor, say; in the op's compute type) before the loop runs.
 struct OpBase {
+  // float16 and bfloat16 compute in float32, every other type as stored.
+  template <typename T> using Compute = Arith<T>;
   int flags() const { return 0; }
   template <typename T>
   void PrepareScalarSecond(T) {}

@@ -66,13 +66,6 @@ HWY_INLINE void IntegerParity(D d, V y, hn::Mask<D>* y_int, hn::Mask<D>* y_odd) 
 
 namespace pow_f64 {
 
-// a * b + c, fused where the target has FMA (polynomials and other inexact
-// terms).
-template <class V>
-HWY_INLINE V MulAddP(V a, V b, V c) {
-  return hn::MulAdd(a, b, c);
-}
-
 // a * b - p exactly, for p = fl(a * b) (no overflow, no underflow).
 template <class D, class V>
 HWY_INLINE V TwoProdErr(D d, V a, V b, V p) {
@@ -200,7 +193,7 @@ HWY_INLINE void Log(D d, hn::Vec<hn::RebindToUnsigned<D>> ix, V& out_hi, V& out_
   // k ln2hi + logc: exact (multiples of 2^-43 below 2^10).
   const V t1 = hn::Add(hn::Mul(kd, hn::Set(d, T::kLn2Hi)), logc);
   const V t2 = hn::Add(t1, r);
-  const V lo1 = MulAddP(kd, hn::Set(d, T::kLn2Lo), logctail);
+  const V lo1 = hn::MulAdd(kd, hn::Set(d, T::kLn2Lo), logctail);
   const V lo2 = hn::Add(hn::Sub(t1, t2), r);  // |t1| >= |r| or t1 == 0
   const V ar = hn::Mul(hn::Set(d, -0.5), r);
   const V ar2 = hn::Mul(r, ar);  // ~ -r^2/2
@@ -211,10 +204,10 @@ HWY_INLINE void Log(D d, hn::Vec<hn::RebindToUnsigned<D>> ix, V& out_hi, V& out_
   const V r2 = hn::Mul(r, r);
   const V r3 = hn::Mul(r2, r);
   const V r4 = hn::Mul(r2, r2);
-  const V q01 = MulAddP(hn::Set(d, T::kLogPoly[1]), r, hn::Set(d, T::kLogPoly[0]));
-  const V q23 = MulAddP(hn::Set(d, T::kLogPoly[3]), r, hn::Set(d, T::kLogPoly[2]));
-  const V q45 = MulAddP(hn::Set(d, T::kLogPoly[5]), r, hn::Set(d, T::kLogPoly[4]));
-  const V q = MulAddP(r4, q45, MulAddP(r2, q23, q01));
+  const V q01 = hn::MulAdd(hn::Set(d, T::kLogPoly[1]), r, hn::Set(d, T::kLogPoly[0]));
+  const V q23 = hn::MulAdd(hn::Set(d, T::kLogPoly[3]), r, hn::Set(d, T::kLogPoly[2]));
+  const V q45 = hn::MulAdd(hn::Set(d, T::kLogPoly[5]), r, hn::Set(d, T::kLogPoly[4]));
+  const V q = hn::MulAdd(r4, q45, hn::MulAdd(r2, q23, q01));
   const V p = hn::Mul(r3, q);
   const V lo = hn::Add(hn::Add(hn::Add(hn::Add(lo1, lo2), lo3), lo4), p);
   const V y = hn::Add(hi, lo);
@@ -226,7 +219,7 @@ HWY_INLINE void Log(D d, hn::Vec<hn::RebindToUnsigned<D>> ix, V& out_hi, V& out_
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE void MulY(D d, V y, V hi, V lo, V& ehi, V& elo) {
   ehi = hn::Mul(y, hi);
-  elo = MulAddP(y, lo, TwoProdErr(d, y, hi, ehi));
+  elo = hn::MulAdd(y, lo, TwoProdErr(d, y, hi, ehi));
 }
 
 // exp(ehi + elo) = s (1 + tmp); returns tmp, sets sbits (s's bits, exponent
@@ -240,18 +233,18 @@ HWY_INLINE V ExpTmp(D d, V ehi, V elo, hn::Vec<hn::RebindToUnsigned<D>>& sbits) 
   const auto ki = hn::BitCast(du, kbig);
   const V kd = hn::Sub(kbig, shift);
   V r = hn::Sub(ehi, hn::Mul(kd, hn::Set(d, T::kLn2HiN)));  // product exact
-  r = MulAddP(kd, hn::Set(d, -T::kLn2LoN), r);
+  r = hn::MulAdd(kd, hn::Set(d, -T::kLn2LoN), r);
   r = hn::Add(r, elo);
   hn::Vec<decltype(du)> tail_bits, h_bits;
   LookupExp(d, hn::And(ki, hn::Set(du, 127u)), tail_bits, h_bits);
   const V tail = hn::BitCast(d, tail_bits);
   sbits = hn::Add(h_bits, hn::ShiftLeft<45>(ki));
   const V r2 = hn::Mul(r, r);
-  const V c23 = MulAddP(hn::Set(d, T::kExpPoly[1]), r, hn::Set(d, T::kExpPoly[0]));
-  const V c45 = MulAddP(hn::Set(d, T::kExpPoly[3]), r, hn::Set(d, T::kExpPoly[2]));
+  const V c23 = hn::MulAdd(hn::Set(d, T::kExpPoly[1]), r, hn::Set(d, T::kExpPoly[0]));
+  const V c45 = hn::MulAdd(hn::Set(d, T::kExpPoly[3]), r, hn::Set(d, T::kExpPoly[2]));
   V tmp = hn::Add(tail, r);
-  tmp = MulAddP(r2, c23, tmp);
-  tmp = MulAddP(hn::Mul(r2, r2), c45, tmp);
+  tmp = hn::MulAdd(r2, c23, tmp);
+  tmp = hn::MulAdd(hn::Mul(r2, r2), c45, tmp);
   return tmp;
 }
 
@@ -285,19 +278,19 @@ HWY_NOINLINE V PowFinish(D d, V x, V y, V hi, V lo) {
   VU sbits;
   const V tmp = ExpTmp(d, ehi_c, elo_c, sbits);
   const V s = hn::BitCast(d, sbits);
-  V mag = MulAddP(s, tmp, s);
+  V mag = hn::MulAdd(s, tmp, s);
   if (!hn::AllFalse(d, big)) {
     // Other lanes get s = 1 here: no subnormal arithmetic (slow) on them.
     const VU sb = hn::IfThenElse(hn::RebindMask(du, big), sbits, hn::Set(du, 0x3FF0000000000000ull));
     // Overflow side: s 2^-1009 (1 + tmp), then times 2^1009 (exact or inf).
     const V s1 = hn::BitCast(d, hn::Sub(sb, hn::Set(du, 1009ull << 52)));
-    const V vpos = hn::Mul(MulAddP(s1, tmp, s1), hn::Set(d, 0x1p1009));
+    const V vpos = hn::Mul(hn::MulAdd(s1, tmp, s1), hn::Set(d, 0x1p1009));
     // Underflow side: s 2^1022 (1 + tmp) =: v; if v < 1 the result is
     // subnormal: round v + 1 (ulp 2^-52 = 2^-1074 after scaling) once.
     const V s2 = hn::BitCast(d, hn::Add(sb, hn::Set(du, 1022ull << 52)));
-    V v = MulAddP(s2, tmp, s2);
+    V v = hn::MulAdd(s2, tmp, s2);
     const V one = hn::Set(d, 1.0);
-    V l = MulAddP(s2, tmp, hn::Sub(s2, v));
+    V l = hn::MulAdd(s2, tmp, hn::Sub(s2, v));
     const V h = hn::Add(one, v);
     l = hn::Add(hn::Add(hn::Sub(one, h), v), l);
     const V vsub = hn::Sub(hn::Add(h, l), one);
@@ -389,7 +382,7 @@ HWY_INLINE V PowF64(D d, V x, V y) {
   // |x| normal finite: ax + 0x7ff0.. (mod 2^64) < -2^53 as signed.
   const auto x_ok = hn::Lt(hn::BitCast(di, hn::Add(ax, hn::Set(du, 0x7FF0000000000000ull))),
                            hn::Set(di, static_cast<int64_t>(0xFFE0000000000000ull)));
-  const V mag = pow_f64::MulAddP(s, tmp, s);
+  const V mag = hn::MulAdd(s, tmp, s);
   const auto x_neg = hn::RebindMask(d, hn::Lt(hn::BitCast(di, ix), hn::Zero(di)));
   auto ok = hn::And(hn::RebindMask(d, x_ok), hn::Lt(hn::Abs(ehi), hn::Set(d, 512.0)));
 #if !HWY_NATIVE_FMA

@@ -230,7 +230,6 @@ HWY_INLINE V IntPow(D d, V base, V exp) {
 
 // Valid lane types: all numeric.
 struct PowerOp : OpBase {
-  template <typename T> using Compute = Arith<T>;
   // Packing a block, then computing it, leaves the memory idle while the
   // kernel runs: strided operands load where they lie.
   template <typename T> static constexpr bool kLoadsStrided = true;
@@ -387,7 +386,6 @@ HWY_INLINE V CubeDoubleWord(V x) {
 
 // b == +-0: 1, NaN x included.
 struct PowZeroExponent : OpBase {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V, V) const {
     return hn::Set(d, hn::TFromD<D>{1});
   }
@@ -396,7 +394,6 @@ struct PowZeroExponent : OpBase {
 // b == 0.5: the square root, with pow's +0 for -0 (sqrt's is -0) and +inf
 // for -inf (sqrt's is NaN).
 struct PowHalfExponent : OpBase {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V) const {
     const V inf = hn::Set(d, std::numeric_limits<hn::TFromD<D>>::infinity());
     return hn::IfThenElse(hn::Eq(a, hn::Neg(inf)), inf, hn::Add(hn::Sqrt(a), hn::Zero(d)));
@@ -406,15 +403,12 @@ struct PowHalfExponent : OpBase {
 // b == 1, 2, -1: x, x * x, 1 / x, each correctly rounded (and pow's special
 // cases: (-0)^2 == +0, 1 / -0 == -inf).
 struct PowOneExponent : OpBase {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V) const { return a; }
 };
 struct PowTwoExponent : OpBase {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V) const { return hn::Mul(a, a); }
 };
 struct PowMinusOneExponent : OpBase {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V) const {
     return hn::Div(hn::Set(d, hn::TFromD<D>{1}), a);
   }
@@ -423,7 +417,6 @@ struct PowMinusOneExponent : OpBase {
 // b == 3: CubeDoubleWord (FMA targets), else float64 multiplication for
 // float32 lanes and the general path for float64 ones.
 struct PowThreeExponent : OpBase {
-  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     const auto fallback = [&]() {
       if constexpr (std::is_same<hn::TFromD<D>, float>::value) {
@@ -444,7 +437,6 @@ struct PowThreeExponent : OpBase {
 // double-word multiplication for float64 lanes (FMA targets only), the
 // general path where that is out of its range.
 struct PowIntegerExponent : OpBase {
-  template <typename T> using Compute = Arith<T>;
   int n = 0;
   template <typename C> void PrepareScalarSecond(C b) { n = static_cast<int>(b); }
 
@@ -471,7 +463,6 @@ struct PowIntegerExponent : OpBase {
 // multiplies.
 template <int kExponent = 0>
 struct IntPowScalarExponent : OpBase {
-  template <typename T> using Compute = Arith<T>;
   uint64_t exponent = 0;
   bool negative = false;
   template <typename C> void PrepareScalarSecond(C b) {
