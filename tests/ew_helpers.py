@@ -8,6 +8,8 @@ import re
 import ml_dtypes
 import numpy as np
 
+from eltwise._names import FUNCTION_TABLE, names_where
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 INT_DTYPES = [np.dtype(t) for t in ("int8", "int16", "int32", "int64")]
@@ -17,20 +19,19 @@ FLOAT_DTYPES = [np.dtype(t) for t in ("float16", "float32", "float64")] + [BF16]
 HALF_DTYPES = [np.dtype("float16"), BF16]
 ALL_DTYPES = [np.dtype(bool)] + INTEGER_DTYPES + FLOAT_DTYPES
 
-ARITH_OPS = [
-    "add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder",
-    "fmod", "power", "maximum", "minimum", "squared_difference",
-]
-LOGICAL_OPS = ["logical_and", "logical_or", "logical_xor"]
-BITWISE_OPS = ["bitwise_and", "bitwise_or", "bitwise_xor"]
-COMPARISON_OPS = ["equal", "not_equal", "greater", "greater_equal", "less", "less_equal"]
+# The op lists, from the function table (src/core/ops.h, src/python/functions.h);
+# test_op_lists_match_numpy checks the table against NumPy's own behaviour.
+ARITH_OPS = [r["name"] for r in FUNCTION_TABLE if r["kind"] in
+             ("arithmetic", "division", "power", "extremum")]
+LOGICAL_OPS = names_where(kind="logical")
+BITWISE_OPS = names_where(kind="bitwise")
+COMPARISON_OPS = names_where(kind="comparison")
 ALL_OPS = ARITH_OPS + LOGICAL_OPS + BITWISE_OPS + COMPARISON_OPS
-BOOL_RESULT_OPS = LOGICAL_OPS + COMPARISON_OPS
+BOOL_RESULT_OPS = names_where(bool_result=True)
 # Ops that are a TypeError on two bools.
-NO_BOOL_OPS = ["subtract", "divide", "floor_divide", "mod", "remainder", "fmod",
-               "power", "squared_difference"]
+NO_BOOL_OPS = names_where(accepts="numeric")
 # Ops that report integer division by zero.
-INT_DIV_OPS = ["divide", "floor_divide", "mod", "remainder", "fmod"]
+INT_DIV_OPS = names_where(divides_integers=True)
 
 NUMPY_UFUNC = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply,

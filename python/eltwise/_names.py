@@ -1,9 +1,14 @@
-"""The names of eltwise's binary functions, in one place."""
+"""eltwise's binary functions and their ops' traits, read from the one table in C++
+(src/core/ops.h for the ops, src/python/functions.h for the public names)."""
 
-FUNCTION_NAMES = (
-    "add", "subtract", "multiply", "divide", "floor_divide", "mod", "remainder",
-    "fmod", "power", "maximum", "minimum", "squared_difference",
-    "logical_and", "logical_or", "logical_xor",
-    "bitwise_and", "bitwise_or", "bitwise_xor",
-    "equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
-)
+from . import _eltwise
+
+FUNCTION_TABLE = _eltwise._function_table()
+FUNCTION_NAMES = tuple(row["name"] for row in FUNCTION_TABLE)
+
+
+def names_where(**traits):
+    """The function names whose rows have every given trait, in table order:
+    ``names_where(kind="comparison")``."""
+    return [row["name"] for row in FUNCTION_TABLE
+            if all(row[k] == v for k, v in traits.items())]

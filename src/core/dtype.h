@@ -1,9 +1,11 @@
-// The dtypes eltwise computes in, and the operations it knows. No Python here.
+// The dtypes eltwise computes in, and the kernels' interface. No Python here.
 #ifndef ELTWISE_CORE_DTYPE_H_
 #define ELTWISE_CORE_DTYPE_H_
 
 #include <cstddef>
 #include <cstdint>
+
+#include "core/ops.h"
 
 namespace eltwise {
 
@@ -26,22 +28,6 @@ constexpr bool IsFloat(DType t) { return t >= DType::kF16; }
 constexpr bool IsSignedInt(DType t) { return t >= DType::kI8 && t <= DType::kI64; }
 constexpr bool IsInteger(DType t) { return t >= DType::kI8 && t <= DType::kU64; }
 
-// Binary operations. kFloorDivide is Python's `//` (and `divide` with
-// pythondiv on integers); kDivide truncates integers (C, ONNX, TensorRT).
-// kTruncDivide is kDivide's truncation on floats: integer operands whose
-// common type is float64 (int64 with uint64) divided with pythondiv=False.
-enum class OpId : int {
-  kAdd, kSubtract, kMultiply, kDivide, kFloorDivide, kMod, kFmod, kTruncDivide, kPower,
-  kMaximum, kMinimum, kSquaredDifference,
-  kLogicalAnd, kLogicalOr, kLogicalXor,
-  kBitwiseAnd, kBitwiseOr, kBitwiseXor,
-  kEqual, kNotEqual, kGreater, kGreaterEqual, kLess, kLessEqual,
-};
-constexpr int kNumOps = 24;
-
-constexpr bool ReturnsBool(OpId op) { return op >= OpId::kLogicalAnd && !(op >= OpId::kBitwiseAnd && op <= OpId::kBitwiseXor); }
-constexpr bool IsLogical(OpId op) { return op >= OpId::kLogicalAnd && op <= OpId::kLogicalXor; }
-constexpr bool DividesIntegers(OpId op) { return op >= OpId::kDivide && op <= OpId::kFmod; }
 
 // How the inner run of a plan is laid out: both operands contiguous, one a
 // broadcast scalar (stride 0) and the other contiguous. Anything else runs

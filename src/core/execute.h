@@ -30,8 +30,8 @@ struct ExecuteArgs {
 // ...; not on float16/bfloat16, whose conversions cost more), where waking a
 // second thread costs more than it saves at 10^5 int8 elements.
 constexpr size_t ParallelBytes(OpId op, DType compute) {
-  const bool costly = (op >= OpId::kDivide && op <= OpId::kPower) || compute == DType::kF16 ||
-                      compute == DType::kBF16;
+  const bool costly =
+      Traits(op).compute_bound || compute == DType::kF16 || compute == DType::kBF16;
   return costly ? size_t{1} << 18 : size_t{1} << 19;
 }
 // Output bytes above which stores bypass the cache (larger than L2 + a share

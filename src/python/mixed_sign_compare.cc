@@ -3,7 +3,7 @@
 namespace eltwise {
 
 int MixedSignOperand(OpId op, PyArray_Descr* forced, const Operands& ops) {
-  if (op < OpId::kEqual || forced || ops.AnyWeak()) return -1;
+  if (!IsComparison(op) || forced || ops.AnyWeak()) return -1;
   if (ops.dt[0] == DType::kI64 && ops.dt[1] == DType::kU64) return 0;
   if (ops.dt[0] == DType::kU64 && ops.dt[1] == DType::kI64) return 1;
   return -1;

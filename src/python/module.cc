@@ -57,6 +57,32 @@ py::object MakeUfunc(const std::string& name, const std::string& twin_name,
   return py::reinterpret_steal<py::object>(u);
 }
 
+// The public functions with their op's traits: the one table, as Python sees
+// it (python/eltwise/_names.py and the tests derive their lists from it).
+py::tuple FunctionTable() {
+  static constexpr const char* kKinds[] = {"arithmetic", "division", "power", "extremum",
+                                           "logical",    "bitwise",  "comparison"};
+  static constexpr const char* kIdentities[] = {"none", "zero", "one", "minus_one",
+                                                "reorderable_none"};
+  static constexpr const char* kAccepts[] = {"all", "numeric", "integers_bool"};
+  py::list rows;
+  for (const FunctionInfo& f : kFunctions) {
+    const OpTraits& t = Traits(f.op);
+    py::dict row;
+    row["name"] = f.name;
+    row["op"] = t.id;
+    row["kind"] = kKinds[static_cast<int>(t.kind)];
+    row["bool_result"] = t.bool_result;
+    row["identity"] = kIdentities[static_cast<int>(t.identity)];
+    row["divides_integers"] = t.divides_integers;
+    row["compute_bound"] = t.compute_bound;
+    row["accepts"] = kAccepts[static_cast<int>(f.accepts)];
+    row["pythondiv"] = f.pythondiv;
+    rows.append(row);
+  }
+  return py::tuple(rows);
+}
+
 py::object NumpyShapeForX2(const std::string& name, const std::string& mode,
                            const py::object& shape1, const py::object& shape2, int64_t axis) {
   const BroadcastMode m = mode == "pdpd" ? BroadcastMode::kPdpd
@@ -160,6 +186,8 @@ PYBIND11_MODULE(_eltwise, m) {
   m.attr("__version__") = ELTWISE_VERSION;
   m.attr("HIGHWAY_VERSION") = HighwayVersion();
   m.def("_make_function", &MakeFunction, py::arg("name"), py::arg("doc"), py::arg("twin"));
+  m.def("_function_table", &FunctionTable,
+        "The public functions and their ops' traits, one dict per function, in table order.");
   m.def("_make_ufunc", &MakeUfunc, py::arg("name"), py::arg("twin_name"), py::arg("doc"),
         py::arg("truncate"));
   m.def("_set_delegate", [](const py::object& fn) { SetDelegate(fn.ptr()); });

@@ -100,9 +100,7 @@ bool RewriteOutOfRangeComparison(OpId* op, Operands* ops, DType compute, Ref hol
     const int r0 = PyIntRange(ops->x[0], DType::kI64), r1 = PyIntRange(ops->x[1], DType::kI64);
     if (r0 == -2 || r1 == -2) return false;
     if (r0 == 0 && r1 == 0) return true;
-    static const int kPyOp[] = {Py_EQ, Py_NE, Py_GT, Py_GE, Py_LT, Py_LE};
-    const int answer = PyObject_RichCompareBool(
-        ops->x[0], ops->x[1], kPyOp[static_cast<int>(*op) - static_cast<int>(OpId::kEqual)]);
+    const int answer = PyObject_RichCompareBool(ops->x[0], ops->x[1], PyCompareOp(*op));
     if (answer < 0) return false;
     *op = answer ? OpId::kEqual : OpId::kNotEqual;
     for (int i = 0; i < 2; ++i) {

@@ -9,7 +9,11 @@
 
 namespace eltwise {
 
-constexpr bool IsComparison(OpId op) { return op >= OpId::kEqual; }
+// Python's rich comparison code of a comparison op.
+constexpr int PyCompareOp(OpId op) {
+  return op == OpId::kEqual ? Py_EQ : op == OpId::kNotEqual ? Py_NE : op == OpId::kGreater ? Py_GT
+         : op == OpId::kGreaterEqual ? Py_GE : op == OpId::kLess ? Py_LT : Py_LE;
+}
 
 // Where the Python int v lies against integer dtype t's range: -1 below, 0
 // within, 1 above; -2 with an error set.

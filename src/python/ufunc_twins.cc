@@ -210,7 +210,7 @@ template <bool kSignedFirst>
 void MixedSignLoop(char** args, npy_intp const* dims, npy_intp const* steps, void* data) {
   const LoopData& d = *static_cast<const LoopData*>(data);
   const npy_intp n = dims[0];
-  if (d.op >= OpId::kEqual) {
+  if (IsComparison(d.op)) {
     for (npy_intp i = 0; i < n; ++i) {
       int64_t s;
       uint64_t u;
@@ -290,8 +290,7 @@ int PyIntCompareLoop(PyArrayMethod_Context* context, char* const* data,
     RunKernels(LoopData{kOp, t}, args, n, strides);
     return 0;
   }
-  static constexpr int kPyOp[] = {Py_EQ, Py_NE, Py_GT, Py_GE, Py_LT, Py_LE};
-  constexpr int py_op = kPyOp[static_cast<int>(kOp) - static_cast<int>(OpId::kEqual)];
+  constexpr int py_op = PyCompareOp(kOp);
   const size_t size = ItemSize(t);
   for (npy_intp i = 0; i < n; ++i) {
     PyObject* obj = *reinterpret_cast<PyObject* const*>(data[kObj] + i * strides[kObj]);
@@ -329,8 +328,7 @@ int PyIntCompareLoop(PyArrayMethod_Context* context, char* const* data,
 template <OpId kOp>
 int ObjectCompareLoop(PyArrayMethod_Context*, char* const* data, const npy_intp* dimensions,
                       const npy_intp* strides, NpyAuxData*) {
-  static constexpr int kPyOp[] = {Py_EQ, Py_NE, Py_GT, Py_GE, Py_LT, Py_LE};
-  constexpr int py_op = kPyOp[static_cast<int>(kOp) - static_cast<int>(OpId::kEqual)];
+  constexpr int py_op = PyCompareOp(kOp);
   for (npy_intp i = 0; i < dimensions[0]; ++i) {
     PyObject* a = *reinterpret_cast<PyObject* const*>(data[0] + i * strides[0]);
     PyObject* b = *reinterpret_cast<PyObject* const*>(data[1] + i * strides[1]);
@@ -482,18 +480,12 @@ OpId TwinOp(const FunctionInfo& f, DType t, bool truncate) {
 }
 
 int IdentityOf(OpId op) {
-  switch (op) {
-    case OpId::kAdd: case OpId::kLogicalOr: case OpId::kLogicalXor:
-    case OpId::kBitwiseOr: case OpId::kBitwiseXor:
-      return PyUFunc_Zero;
-    case OpId::kMultiply: case OpId::kLogicalAnd:
-      return PyUFunc_One;
-    case OpId::kBitwiseAnd:
-      return PyUFunc_MinusOne;
-    case OpId::kMaximum: case OpId::kMinimum:
-      return PyUFunc_ReorderableNone;
-    default:
-      return PyUFunc_None;
+  switch (Traits(op).identity) {
+    case Identity::kZero: return PyUFunc_Zero;
+    case Identity::kOne: return PyUFunc_One;
+    case Identity::kMinusOne: return PyUFunc_MinusOne;
+    case Identity::kReorderableNone: return PyUFunc_ReorderableNone;
+    default: return PyUFunc_None;
   }
 }
 
@@ -587,7 +579,7 @@ PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc
     t->types.insert(t->types.end(), {static_cast<char>(in1), static_cast<char>(in2),
                                      static_cast<char>(out)});
   };
-  const bool mixed_sign = f.op == OpId::kDivide || f.op >= OpId::kEqual;
+  const bool mixed_sign = f.op == OpId::kDivide || IsComparison(f.op);
   for (size_t i = 0; i < sizeof(kBuiltinOrder) / sizeof(int); ++i) {
     const DType dt = kBuiltinDTypes[i];
     if (dt == DType::kF16 && mixed_sign && AcceptsDType(f, DType::kI64)) {

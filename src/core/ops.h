@@ -1,0 +1,83 @@
+// The op table: every operation eltwise computes, one row each, and the traits
+// the rest of the code reads from it. Adding an op is a row here, a row in
+// python/functions.h if it is public, and its kernel functor; no code depends
+// on the order of OpId. No Python here.
+#ifndef ELTWISE_CORE_OPS_H_
+#define ELTWISE_CORE_OPS_H_
+
+namespace eltwise {
+
+enum class OpKind : int {
+  kArithmetic, kDivision, kPower, kExtremum, kLogical, kBitwise, kComparison,
+};
+
+// The value a reduction starts from, as NumPy's ufunc identities name it.
+enum class Identity : int { kNone, kZero, kOne, kMinusOne, kReorderableNone };
+
+// X(Id, kind, bool result, identity, divides integers, compute-bound):
+// - divides integers: integer operands may divide by zero (gives 0, reported
+//   through numpy.errstate; docs/semantics.md, "Division by zero");
+// - compute-bound: costs more than moving its bytes, so smaller calls are
+//   split across threads (core/execute.h ParallelBytes).
+// kDivide truncates integers (C, ONNX, TensorRT) and kFloorDivide floors them
+// (Python's //, `divide` with pythondiv); kTruncDivide is kDivide's truncation
+// on float64, for integer operands whose common type is float64 (int64 with
+// uint64) divided with pythondiv=False.
+#define ELTWISE_OPS(X)                                                    \
+  X(Add, kArithmetic, false, kZero, false, false)                         \
+  X(Subtract, kArithmetic, false, kNone, false, false)                    \
+  X(Multiply, kArithmetic, false, kOne, false, false)                     \
+  X(Divide, kDivision, false, kNone, true, true)                          \
+  X(FloorDivide, kDivision, false, kNone, true, true)                     \
+  X(Mod, kDivision, false, kNone, true, true)                             \
+  X(Fmod, kDivision, false, kNone, true, true)                            \
+  X(TruncDivide, kDivision, false, kNone, false, true)                    \
+  X(Power, kPower, false, kNone, false, true)                             \
+  X(Maximum, kExtremum, false, kReorderableNone, false, false)            \
+  X(Minimum, kExtremum, false, kReorderableNone, false, false)            \
+  X(SquaredDifference, kArithmetic, false, kNone, false, false)           \
+  X(LogicalAnd, kLogical, true, kOne, false, false)                       \
+  X(LogicalOr, kLogical, true, kZero, false, false)                       \
+  X(LogicalXor, kLogical, true, kZero, false, false)                      \
+  X(BitwiseAnd, kBitwise, false, kMinusOne, false, false)                 \
+  X(BitwiseOr, kBitwise, false, kZero, false, false)                      \
+  X(BitwiseXor, kBitwise, false, kZero, false, false)                     \
+  X(Equal, kComparison, true, kNone, false, false)                        \
+  X(NotEqual, kComparison, true, kNone, false, false)                     \
+  X(Greater, kComparison, true, kNone, false, false)                      \
+  X(GreaterEqual, kComparison, true, kNone, false, false)                 \
+  X(Less, kComparison, true, kNone, false, false)                         \
+  X(LessEqual, kComparison, true, kNone, false, false)
+
+enum class OpId : int {
+#define ELTWISE_OP_ID(id, ...) k##id,
+  ELTWISE_OPS(ELTWISE_OP_ID)
+#undef ELTWISE_OP_ID
+};
+
+struct OpTraits {
+  const char* id;  // the row's name, "FloorDivide"
+  OpKind kind;
+  bool bool_result;
+  Identity identity;
+  bool divides_integers;
+  bool compute_bound;
+};
+
+inline constexpr OpTraits kOpTraits[] = {
+#define ELTWISE_OP_TRAITS(id, kind, bool_result, identity, divides, compute)          \
+  {#id, OpKind::kind, bool_result, Identity::identity, divides, compute},
+    ELTWISE_OPS(ELTWISE_OP_TRAITS)
+#undef ELTWISE_OP_TRAITS
+};
+constexpr int kNumOps = static_cast<int>(sizeof(kOpTraits) / sizeof(kOpTraits[0]));
+
+constexpr const OpTraits& Traits(OpId op) { return kOpTraits[static_cast<int>(op)]; }
+constexpr bool ReturnsBool(OpId op) { return Traits(op).bool_result; }
+constexpr bool IsLogical(OpId op) { return Traits(op).kind == OpKind::kLogical; }
+constexpr bool IsComparison(OpId op) { return Traits(op).kind == OpKind::kComparison; }
+constexpr bool DividesIntegers(OpId op) { return Traits(op).divides_integers; }
+
+}  // namespace eltwise
+
+#endif  // ELTWISE_CORE_OPS_H_

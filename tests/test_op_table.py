@@ -1,0 +1,60 @@
+"""The one function table (src/core/ops.h, src/python/functions.h), read from Python,
+checked against NumPy's own ufuncs where they share a name, and against what the
+functions do: the tests' op lists derive from it, so it must be right on its own."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import eltwise
+from eltwise._names import FUNCTION_NAMES, FUNCTION_TABLE
+from ew_helpers import NUMPY_UFUNC
+
+ROWS = {row["name"]: row for row in FUNCTION_TABLE}
+NUMPY_IDENTITY = {"none": None, "reorderable_none": None, "zero": 0, "one": 1, "minus_one": -1}
+
+
+def test_table_names_are_the_public_functions():
+    assert len(set(FUNCTION_NAMES)) == len(FUNCTION_NAMES) == 24
+    assert set(FUNCTION_NAMES) <= set(eltwise.__all__)
+    assert ROWS["mod"]["op"] == ROWS["remainder"]["op"] == "Mod"
+    assert [n for n in FUNCTION_NAMES if ROWS[n]["pythondiv"]] == ["divide"]
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_UFUNC))
+def test_rows_agree_with_numpy(name):
+    row, nu = ROWS[name], NUMPY_UFUNC[name]
+    a = np.array([3, 0, -2, 7], np.int16)
+    b = np.array([2, 0, 5, 3], np.int16)  # no negative: NumPy refuses int ** -n
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        want = nu(a, b)
+    assert row["bool_result"] == (want.dtype == bool)
+    assert row["divides_integers"] == any("divide by zero" in str(x.message) for x in w)
+    assert NUMPY_IDENTITY[row["identity"]] == nu.identity
+    assert (row["accepts"] == "integers_bool") == _refuses(nu, np.float64)
+
+
+def _refuses(nu, dtype):
+    try:
+        nu(np.ones(2, dtype), np.ones(2, dtype))
+    except TypeError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("name", FUNCTION_NAMES)
+def test_rows_agree_with_the_functions(name):
+    row, fn = ROWS[name], getattr(eltwise, name)
+    bools = np.array([True, False])
+    if row["accepts"] == "numeric":
+        with pytest.raises(TypeError):
+            fn(bools, bools)
+    else:
+        assert fn(bools, bools).dtype == bool
+    r = fn(np.array([3, 4], np.int8), np.array([1, 2], np.int8))
+    assert (r.dtype == bool) == row["bool_result"]
+    assert getattr(eltwise.ufunc, name).identity == NUMPY_IDENTITY[row["identity"]]
