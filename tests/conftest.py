@@ -56,3 +56,10 @@ def _restore_runtime():
     yield
     eltwise.set_target(None)
     eltwise.set_num_threads(threads)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Reports that are not tests, after the count: the fuzz run (tests/test_fuzz.py)."""
+    fuzz = sys.modules.get("test_fuzz")
+    if fuzz is not None and fuzz.STATS["calls"]:
+        terminalreporter.write_line(fuzz.report_line())

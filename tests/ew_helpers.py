@@ -44,6 +44,28 @@ NUMPY_UFUNC = {
     "less": np.less, "less_equal": np.less_equal,
 }
 
+def pdpd_view_shape(s1, s2, axis):
+    """The shape x2 (shape s2) is viewed as under pdpd broadcasting onto x1 (shape s1)
+    at `axis`, written from docs/semantics.md ("Broadcasting"), or a text saying which
+    rule rejects the pair. The tests' one pdpd oracle."""
+    r1, r2 = len(s1), len(s2)
+    if r2 > r1:
+        return f"rank(x2)={r2} > rank(x1)={r1}"
+    if axis == -1:
+        axis = r1 - r2  # computed before the trailing ones are dropped
+    elif axis < 0:
+        return f"negative axis {axis}"
+    t = list(s2)
+    while t and t[-1] == 1:
+        t.pop()
+    if axis + len(t) > r1:
+        return f"axis {axis} + rank {len(t)} > {r1}"
+    for i, d in enumerate(t):
+        if d != s1[axis + i] and d != 1:
+            return f"x2 dim {i} ({d}) != x1 dim {axis + i} ({s1[axis + i]})"
+    return tuple([1] * axis + t + [1] * (r1 - axis - len(t)))
+
+
 # Names under which numpy/eltwise may report division by zero for each function.
 DIV_WARN_NAME = {
     "divide": "divide", "floor_divide": "floor_divide", "mod": "(mod|remainder)",

@@ -7,7 +7,8 @@ import pytest
 
 import eltwise
 from ew_helpers import (
-    ALL_OPS, BF16, assert_same, dtype_id, numpy_broadcast_error, random_values, reference, shape_regex,
+    ALL_OPS, BF16, assert_same, dtype_id, numpy_broadcast_error, pdpd_view_shape, random_values,
+    reference, shape_regex,
 )
 
 NUMPY_OK = [
@@ -114,24 +115,15 @@ PDPD_OK = [  # OpenVINO's examples, all giving (2,3,4,5)
 ]
 
 
-def pdpd_reference_view(x2_shape, x1_shape, axis):
-    """Shape x2 takes when placed at `axis` of x1 (docs/semantics.md: "Broadcasting", steps 2-3)."""
-    r1, r2 = len(x1_shape), len(x2_shape)
-    if axis == -1:
-        axis = r1 - r2
-    s2 = list(x2_shape)
-    while s2 and s2[-1] == 1:
-        s2.pop()
-    return tuple([1] * axis + s2 + [1] * (r1 - axis - len(s2)))
-
-
 @pytest.mark.parametrize("x2_shape,axis", PDPD_OK)
 @pytest.mark.parametrize("mode", ["pdpd", "PDPD", "PdPd", eltwise.Broadcast.PDPD])
 def test_pdpd_openvino_examples(x2_shape, axis, mode, target):
     rng = np.random.default_rng(2)
     x1 = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
     x2 = (rng.standard_normal(x2_shape) + 3).astype(np.float32)
-    x2r = x2.reshape(pdpd_reference_view(x2_shape, x1.shape, axis))
+    view = pdpd_view_shape(x1.shape, x2_shape, axis)
+    assert isinstance(view, tuple), view
+    x2r = x2.reshape(view)
     for name in ("add", "subtract", "divide", "power", "maximum", "greater"):
         got = getattr(eltwise, name)(x1, x2, broadcast=mode, axis=axis)
         assert np.shape(got) == (2, 3, 4, 5)

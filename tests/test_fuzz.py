@@ -68,10 +68,9 @@ from hypothesis import strategies as st
 import eltwise
 from ew_helpers import (
     ALL_DTYPES, ALL_OPS, BF16, BOOL_RESULT_OPS, DIV_WARN_NAME, INT_DIV_OPS,
-    assert_same, edge_values, expected_error, is_float, is_int, random_values, reference,
-    trunc_divide,
+    assert_same, edge_values, expected_error, is_float, is_int, pdpd_view_shape, random_values,
+    reference, trunc_divide,
 )
-from test_broadcast import pdpd_reference_view
 
 # ---------------------------------------------------------------------------
 # run size, seed, statistics
@@ -705,28 +704,6 @@ class Ok:
     casts: bool = False     # a cast may report FP errors through errstate (as NumPy's)
     layout_ref: object = None
     why: str = ""
-
-
-def pdpd_view_shape(s1, s2, axis):
-    """x2's shape placed at axis of x1 (docs/semantics.md: "Broadcasting"), or an error text."""
-    r1, r2 = len(s1), len(s2)
-    if r2 > r1:
-        return f"rank(x2)={r2} > rank(x1)={r1}"
-    if axis == -1:
-        axis = r1 - r2
-    elif axis < 0:
-        return f"negative axis {axis}"
-    t = list(s2)
-    while t and t[-1] == 1:
-        t.pop()
-    if axis + len(t) > r1:
-        return f"axis {axis} + rank {len(t)} > {r1}"
-    for i, d in enumerate(t):
-        if d != s1[axis + i] and d != 1:
-            return f"x2 dim {i} ({d}) != x1 dim {axis + i} ({s1[axis + i]})"
-    view = pdpd_reference_view(tuple(s2), tuple(s1), axis)
-    assert len(view) == r1
-    return view
 
 
 def pdpd_view(x, s1, s2, axis):
@@ -1939,14 +1916,6 @@ EVERYTHING = Profile(operand_kinds=ALL_KINDS,
                      unknown_kw_p=0.1, nargs_p=0.02, elementwise_p=0.3, op_garbage_p=0.1)
 
 
-def test_fuzz_seed(capsys):
-    """Says how the fuzz run is seeded (the long run: reproduce with ELTWISE_FUZZ_SEED)."""
-    if LONG_RUN:
-        with capsys.disabled():
-            print(f"\neltwise fuzz: ELTWISE_FUZZ_EXAMPLES={_ENV_EXAMPLES} per property, "
-                  f"ELTWISE_FUZZ_SEED={SEED}", flush=True)
-
-
 # The properties that feed garbage keywords come last: an input that kills the process
 # (issue 7 item 2) then costs the fewest results.
 
@@ -2099,15 +2068,13 @@ def test_fuzz_known_process_abort():
                     out=np.zeros(3)))
 
 
-def test_fuzz_zz_report(record_property, capsys):
-    """Reports the number of fuzzed calls and the seconds they took (issue 7's note)."""
+def report_line():
+    """The fuzz run in one line (calls, seconds, seed), printed after the tests by
+    conftest.py's pytest_terminal_summary: a report, not a test."""
     total = sum(STATS["seconds"].values())
     per = ", ".join(f"{k} {STATS['examples'].get(k, 0)} calls/{STATS['seconds'][k]:.1f}s"
                     for k in STATS["seconds"])
-    line = (f"eltwise fuzz: {STATS['calls']} calls ({STATS['raised']} raised), properties "
-            f"{total:.1f} s"
-            f"{' [seed ' + str(SEED) + ']' if LONG_RUN else ' [derandomized]'}; {per}")
-    record_property("fuzz_calls", STATS["calls"])
-    record_property("fuzz_seconds", round(total, 1))
-    with capsys.disabled():
-        print("\n" + line, flush=True)
+    seed = (f" [ELTWISE_FUZZ_EXAMPLES={_ENV_EXAMPLES}, ELTWISE_FUZZ_SEED={SEED}]" if LONG_RUN
+            else " [derandomized]")
+    return (f"eltwise fuzz: {STATS['calls']} calls ({STATS['raised']} raised), properties "
+            f"{total:.1f} s{seed}; {per}")

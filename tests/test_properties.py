@@ -10,7 +10,7 @@ from hypothesis.extra import numpy as hnp
 import eltwise
 from ew_helpers import (
     ALL_DTYPES, ALL_OPS, BF16, BOOL_RESULT_OPS, assert_same, expected_error, is_float,
-    is_int, reference, result_dtype, ulp_for,
+    is_int, pdpd_view_shape, reference, result_dtype, ulp_for,
 )
 
 TARGETS = eltwise.get_targets()
@@ -153,23 +153,9 @@ def test_out_matches_no_out(data, name, dt, shapes, out_dt):
 
 
 def pdpd_shape(s1, s2, axis):
-    """The shape x2 is viewed as, or None when docs/semantics.md: "Broadcasting"'s pdpd rules reject it."""
-    r1, r2 = len(s1), len(s2)
-    if r2 > r1:
-        return None
-    if axis == -1:
-        axis = r1 - r2
-    elif axis < 0:
-        return None
-    t = list(s2)
-    while t and t[-1] == 1:
-        t.pop()
-    if axis + len(t) > r1:
-        return None
-    for i, d in enumerate(t):
-        if d != s1[axis + i] and d != 1:
-            return None
-    return tuple([1] * axis + t + [1] * (r1 - axis - len(t)))
+    """The shape x2 is viewed as, or None where the pdpd rules reject the pair."""
+    view = pdpd_view_shape(s1, s2, axis)
+    return view if isinstance(view, tuple) else None
 
 
 @st.composite
