@@ -52,6 +52,15 @@ enum KernelHints : unsigned {
 // loop kind says it is a scalar), with KernelHints. Returns KernelFlags.
 using BinaryKernel = int (*)(const void* a, const void* b, void* out, size_t n, unsigned hints);
 
+// Copies n elements of `size` bytes (1, 2, 4 or 8), `stride` bytes apart
+// from src, to dst contiguously.
+using PackKernel = void (*)(void* dst, const void* src, int64_t stride, size_t n, size_t size);
+
+// dst[r * m + j] = src[j * inner + r * outer] (byte strides) for r < rows,
+// j < m, elements of `size` bytes (1, 2, 4 or 8).
+using TransposeKernel = void (*)(void* dst, const void* src, int64_t inner, int64_t outer,
+                                 int64_t rows, int64_t m, size_t size);
+
 // Inner loop over strided operands: out[i] = op(a[i * sa], b[i * sb]) for
 // i < n, byte strides (0 for a broadcast element), out contiguous. Returns
 // KernelFlags.

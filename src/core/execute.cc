@@ -7,7 +7,6 @@
 #include <new>
 
 #include "core/thread_pool.h"
-#include "kernels/table.h"
 
 namespace eltwise {
 namespace {
@@ -69,8 +68,8 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
     const int64_t m = std::min(kBlock, n - i);
     const char* pa = a + i * sa;
     const char* pb = b + i * sb;
-    if (!a_scalar && sa != isz) PackStrided(buf_a, pa, sa, m, isz), pa = buf_a;
-    if (b_packed && sb != isz) PackStrided(buf_b, pb, sb, m, isz), pb = buf_b;
+    if (!a_scalar && sa != isz) x.pack(buf_a, pa, sa, m, isz), pa = buf_a;
+    if (b_packed && sb != isz) x.pack(buf_b, pb, sb, m, isz), pb = buf_b;
     char* po = so == osz ? out + i * so : buf_o;
     flags |= x.kernels[static_cast<int>(kind)](pa, pb, po, static_cast<size_t>(m), 0);
     if (po == buf_o) Scatter(out + i * so, so, buf_o, m, osz);
@@ -119,7 +118,7 @@ void RunGroups(Work& w, int64_t begin, int64_t end) {
     for (int64_t c = 0; c < n; c += kGroupColumns) {
       const int64_t m = std::min(kGroupColumns, n - c);
       const char* src = (s == kA ? x.a : x.b) + r0 * outer + c * inner;
-      TransposeBlock(buf, src, inner, outer, k, m, x.in_itemsize);
+      x.transpose(buf, src, inner, outer, k, m, x.in_itemsize);
       for (int64_t r = 0; r < k; ++r) {
         const char* row = buf + r * m * isz;
         const int64_t at = r0 + r;

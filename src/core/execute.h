@@ -22,6 +22,8 @@ struct ExecuteArgs {
   StridedKernel strided;        // null: strided runs are packed into blocks
   size_t parallel_bytes;        // ParallelBytes of the op and compute dtype
   bool pack_beside_scalar_second;  // KernelTable's flag of the op and dtype
+  PackKernel pack;              // the same target's gather kernels
+  TransposeKernel transpose;
   bool stream = false;          // set by Execute
 };
 

@@ -110,20 +110,19 @@ void Pack(void* dst, const void* src, int64_t stride, size_t n, size_t size) {
   }
 }
 
+// Fills the gather kernels of the current target.
+void FillGather(KernelTable& t) {
+  t.pack_strided = &Pack;
+  t.transpose_block = &Transpose;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace eltwise
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace eltwise {
-HWY_EXPORT(Pack);
-void PackStrided(void* dst, const void* src, int64_t stride, size_t n, size_t size) {
-  HWY_DYNAMIC_DISPATCH(Pack)(dst, src, stride, n, size);
-}
-HWY_EXPORT(Transpose);
-void TransposeBlock(void* dst, const void* src, int64_t inner, int64_t outer, int64_t rows,
-                    int64_t m, size_t size) {
-  HWY_DYNAMIC_DISPATCH(Transpose)(dst, src, inner, outer, rows, m, size);
-}
+HWY_EXPORT(FillGather);
+void FillGatherKernels(KernelTable& t) { HWY_DYNAMIC_DISPATCH(FillGather)(t); }
 }  // namespace eltwise
 #endif

@@ -32,8 +32,8 @@ int64_t BestOf(int64_t mask) {
 // the target that dispatch now picks, building it the first time.
 void Use(int64_t restriction) {
   hwy::SetSupportedTargetsForTest(restriction);
-  // Choose now rather than in the next dispatch (which may run on a thread
-  // without the GIL, inside PackStrided).
+  // The Fill functions below dispatch once, here, to the restricted target;
+  // calls read only the published table (every kernel of one target in it).
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());
   const int64_t target = BestOf(hwy::SupportedTargets());
   const KernelTable*& slot = g_tables[target ? hwy::Num0BitsBelowLS1Bit_Nonzero64(target) : 0];
@@ -43,6 +43,7 @@ void Use(int64_t restriction) {
     FillDivisionKernels(*t);
     FillPowerKernels(*t);
     FillCompareKernels(*t);
+    FillGatherKernels(*t);
     slot = t;
   }
   g_target.store(target);

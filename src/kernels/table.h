@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/execute.h"
 #include "hwy/base.h"
 
 namespace eltwise {
@@ -20,6 +21,8 @@ struct KernelTable {
   // second operand is then packed and sent to kScalarSecond, so the bits do
   // not depend on the layout.
   bool pack_beside_scalar_second[kNumOps][kNumDTypes] = {};
+  PackKernel pack_strided = nullptr;
+  TransposeKernel transpose_block = nullptr;
 };
 
 // The DType of a storage type (bool is registered explicitly: it shares uint8_t).
@@ -43,15 +46,23 @@ void FillDivisionKernels(KernelTable& t);
 void FillPowerKernels(KernelTable& t);
 void FillCompareKernels(KernelTable& t);
 
-// Packs n elements of `size` bytes, `stride` bytes apart, into dst (SIMD
-// where the stride allows).
-void PackStrided(void* dst, const void* src, int64_t stride, size_t n, size_t size);
+// The executor's gather kernels of the same target (kernels/gather.cc): SIMD
+// packing where the stride allows, and transposing in registers where a
+// column's elements lie side by side.
+void FillGatherKernels(KernelTable& t);
 
-// dst[r * m + j] = src[j * inner + r * outer] (byte strides) for r < rows,
-// j < m, elements of `size` bytes (1 or 2): SIMD where a column's elements
-// lie side by side.
-void TransposeBlock(void* dst, const void* src, int64_t inner, int64_t outer, int64_t rows,
-                    int64_t m, size_t size);
+// Everything Execute needs to run `op` on `compute` from table t: the kernels
+// of one target, read from one table.
+inline ExecuteArgs ArgsFor(const KernelTable& t, OpId op, DType compute, const void* a,
+                           const void* b, void* out, size_t in_itemsize, size_t out_itemsize) {
+  const int o = static_cast<int>(op), c = static_cast<int>(compute);
+  return ExecuteArgs{static_cast<const char*>(a), static_cast<const char*>(b),
+                     static_cast<char*>(out),     in_itemsize,
+                     out_itemsize,                t.k[o][c],
+                     t.strided[o][c],             ParallelBytes(op, compute),
+                     t.pack_beside_scalar_second[o][c], t.pack_strided,
+                     t.transpose_block};
+}
 
 // The table in use. It is never changed or freed (SelectTarget publishes
 // another), so a call may keep using it while another thread selects a target.

@@ -239,12 +239,8 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   int64_t ostrides[kMaxDims];
   for (int i = 0; i < nd; ++i) ostrides[i] = PyArray_STRIDE(target.arr(), i);
   const Plan plan = MakePlan(shape, nd, la.strides, lb.strides, ostrides);
-  ExecuteArgs ex{PyArray_BYTES(arr[0].arr()), PyArray_BYTES(arr[1].arr()),
-                 PyArray_BYTES(target.arr()), isz, osz,
-                 Kernels().k[static_cast<int>(op)][static_cast<int>(compute)],
-                 Kernels().strided[static_cast<int>(op)][static_cast<int>(compute)],
-                 ParallelBytes(op, compute),
-                 Kernels().pack_beside_scalar_second[static_cast<int>(op)][static_cast<int>(compute)]};
+  ExecuteArgs ex = ArgsFor(Kernels(), op, compute, PyArray_BYTES(arr[0].arr()),
+                           PyArray_BYTES(arr[1].arr()), PyArray_BYTES(target.arr()), isz, osz);
   int flags;
   if (static_cast<size_t>(plan.size) * (2 * isz + osz) >= ex.parallel_bytes) {
     Py_BEGIN_ALLOW_THREADS

@@ -52,10 +52,10 @@ bool Sequential(char** args, npy_intp n, const npy_intp* steps, size_t in_size,
 int RunKernels(const LoopData& d, char** args, npy_intp n, const npy_intp* steps) {
   const DType result = ReturnsBool(d.op) ? DType::kBool : d.dtype;
   const size_t isz = ItemSize(d.dtype), osz = ItemSize(result);
-  const BinaryKernel* k = Kernels().k[static_cast<int>(d.op)][static_cast<int>(d.dtype)];
+  const ExecuteArgs ex = ArgsFor(Kernels(), d.op, d.dtype, args[0], args[1], args[2], isz, osz);
   if (Sequential(args, n, steps, isz, osz)) {
     int flags = 0;
-    const BinaryKernel one = k[static_cast<int>(LoopKind::kContiguous)];
+    const BinaryKernel one = ex.kernels[static_cast<int>(LoopKind::kContiguous)];
     for (npy_intp i = 0; i < n; ++i) {
       flags |= one(args[0] + i * steps[0], args[1] + i * steps[1], args[2] + i * steps[2], 1, 0);
     }
@@ -66,10 +66,6 @@ int RunKernels(const LoopData& d, char** args, npy_intp n, const npy_intp* steps
   plan.shape[0] = n;
   plan.size = n;
   for (int s = 0; s < 3; ++s) plan.stride[s][0] = steps[s];
-  ExecuteArgs ex{args[0], args[1], args[2], isz, osz, k,
-                 Kernels().strided[static_cast<int>(d.op)][static_cast<int>(d.dtype)],
-                 ParallelBytes(d.op, d.dtype),
-                 Kernels().pack_beside_scalar_second[static_cast<int>(d.op)][static_cast<int>(d.dtype)]};
   return Execute(plan, ex);
 }
 
