@@ -467,7 +467,15 @@ struct DivisionOpBase : OpBase {
   template <typename T> static constexpr bool kLoadsStrided = sizeof(T) >= 4;
 };
 
-// Integer quotient/remainder on compute lanes C (see IntDivCompute).
+// Integer quotient or remainder (kRound: truncate or floor; kResult:
+// quotient or remainder).
+//   Lanes: every integer type; 8/16-bit storage computes in float32 lanes,
+//   32-bit in float64, 64-bit in 64-bit integer lanes (IntDivCompute).
+//   Valid range: every input. Exact: a zero divisor gives 0 and raises
+//   kFlagDivideByZero; MIN / -1 wraps to MIN, MIN % -1 is 0; floor rounds
+//   toward -inf and its remainder takes the divisor's sign (Python's //, %).
+//   Why exact: below 2^24 (float32) or 2^53 (float64) |a/b| never rounds
+//   across an integer, so truncating or flooring the float quotient is exact.
 // 64-bit lanes: a vector with a lane beyond the bound goes one lane at a time,
 // unless unsigned with every quotient below 2^50. (Lanes go through
 // PerLane's stored and reloaded vector: writing them straight into the result

@@ -121,9 +121,13 @@ HWY_INLINE VD PowAbsF64(DD dd, VD z, VD invc, VD kh, VD log_lo, VD y) {
   return hn::Mul(hn::BitCast(dd, scale_bits), e);
 }
 
-// Computes pow(x, y) for float32 lanes through float64 (see the header), C99's
-// special cases exact. The bit work on x runs on float32 lanes; the rest on
-// two float64 halves.
+// pow(x, y) for float32 lanes.
+//   Lanes: float32 (float16 and bfloat16 arrive widened to float32).
+//   Valid range: every input; C99's special cases (Annex F.10.4.4) exact.
+//   Error: below 2^-27 relative before the one rounding to float32, so within
+//   1 ULP of float64's pow rounded to float32; the same bits on targets with
+//   FMA, rarely another last bit without (see the header).
+// The bit work on x runs on float32 lanes; the rest on two float64 halves.
 template <class DF, class VF = hn::Vec<DF>>
 HWY_INLINE VF PowF32(DF df, VF x, VF y) {
   const hn::RebindToUnsigned<DF> du;
