@@ -5,7 +5,10 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
-DEBS := libhwy-dev pkg-config
+# ccache: CMakeLists.txt compiles through it when it is installed, into ccache's own
+# cache outside the tree (~/.cache/ccache, bounded by ccache's max_size, 5 GB unless
+# configured), so a fresh clone of unchanged sources compiles from the cache.
+DEBS := libhwy-dev pkg-config ccache
 # pyproject.toml's [build-system] requires, installed into .venv so that builds
 # run without isolation and reuse build/: a second build recompiles only what changed.
 BUILD_DEPS := "scikit-build-core>=0.11" "pybind11>=3" "numpy>=2"
