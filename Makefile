@@ -13,7 +13,7 @@ DEBS := libhwy-dev pkg-config ccache
 # run without isolation and reuse build/: a second build recompiles only what changed.
 BUILD_DEPS := "scikit-build-core>=0.11" "pybind11>=3" "numpy>=2"
 
-.PHONY: deps venv install demo test bench sanitize fuzz test-min docs docs-open wheel
+.PHONY: deps venv install install-runtime demo test bench sanitize fuzz test-min docs docs-open wheel
 deps:
 	@dpkg -s $(DEBS) >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y $(DEBS); }
 
@@ -22,11 +22,17 @@ $(PY):
 
 venv: $(PY)
 
+# eltwise with its run-time dependencies only (numpy, ml_dtypes): all the demo imports.
+install-runtime: deps venv
+	$(PY) -m pip install -q $(BUILD_DEPS)
+	$(PY) -m pip install --no-build-isolation .
+
+# eltwise with the test extras (pytest, hypothesis, Sphinx, dask, Jupyter, mypy, ...).
 install: deps venv
 	$(PY) -m pip install -q $(BUILD_DEPS)
 	$(PY) -m pip install --no-build-isolation ".[test]"
 
-demo: install
+demo: install-runtime
 	$(PY) -m eltwise
 
 test: install
