@@ -5,12 +5,15 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
-DEBS := libhwy-dev pkg-config
+# ccache: CMakeLists.txt compiles through it when it is installed, into ccache's own
+# cache outside the tree (~/.cache/ccache, bounded by ccache's max_size, 5 GB unless
+# configured), so a fresh clone of unchanged sources compiles from the cache.
+DEBS := libhwy-dev pkg-config ccache
 # pyproject.toml's [build-system] requires, installed into .venv so that builds
 # run without isolation and reuse build/: a second build recompiles only what changed.
 BUILD_DEPS := "scikit-build-core>=0.11" "pybind11>=3" "numpy>=2"
 
-.PHONY: deps venv install demo test bench sanitize fuzz test-min docs docs-open wheel
+.PHONY: deps venv install install-runtime demo test bench sanitize fuzz test-min docs docs-open wheel
 deps:
 	@dpkg -s $(DEBS) >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y $(DEBS); }
 
@@ -19,11 +22,17 @@ $(PY):
 
 venv: $(PY)
 
+# eltwise with its run-time dependencies only (numpy, ml_dtypes): all the demo imports.
+install-runtime: deps venv
+	$(PY) -m pip install -q $(BUILD_DEPS)
+	$(PY) -m pip install --no-build-isolation .
+
+# eltwise with the test extras (pytest, hypothesis, Sphinx, dask, Jupyter, mypy, ...).
 install: deps venv
 	$(PY) -m pip install -q $(BUILD_DEPS)
 	$(PY) -m pip install --no-build-isolation ".[test]"
 
-demo: install
+demo: install-runtime
 	$(PY) -m eltwise
 
 test: install

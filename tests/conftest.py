@@ -27,6 +27,25 @@ from ew_helpers import ALL_DTYPES, dtype_id  # noqa: E402
 TARGETS = list(eltwise.get_targets())
 
 
+def compiled_targets():
+    """The Highway targets compiled into eltwise, best first: show_config's line."""
+    for line in eltwise._eltwise.config_text().splitlines():
+        key, sep, names = line.partition(":")
+        if sep and key.strip() == "compiled targets":
+            return [n.strip() for n in names.split(",") if n.strip()]
+    raise RuntimeError("eltwise's config_text() has no 'compiled targets' line")
+
+
+def pytest_report_header(config):
+    """Which eltwise is tested, and which compiled targets this run cannot cover."""
+    not_run = [t for t in compiled_targets() if t not in TARGETS]
+    return [
+        f"eltwise {eltwise.__version__} from {os.path.dirname(eltwise.__file__)}",
+        f"eltwise targets run: {', '.join(TARGETS)}; "
+        f"compiled but not run on this CPU: {', '.join(not_run) or 'none'}",
+    ]
+
+
 @pytest.fixture(params=TARGETS)
 def target(request):
     """Runs the test once per SIMD target this CPU supports, then restores the best."""
