@@ -78,6 +78,41 @@ constexpr bool IsLogical(OpId op) { return Traits(op).kind == OpKind::kLogical; 
 constexpr bool IsComparison(OpId op) { return Traits(op).kind == OpKind::kComparison; }
 constexpr bool DividesIntegers(OpId op) { return Traits(op).divides_integers; }
 
+// The answer of comparison `op` for operands whose difference x1 - x2 has
+// sign `sign` (-1, 0 or 1), computed exactly by the caller.
+constexpr bool CompareBySign(OpId op, int sign) {
+  switch (op) {
+    case OpId::kEqual: return sign == 0;
+    case OpId::kNotEqual: return sign != 0;
+    case OpId::kGreater: return sign > 0;
+    case OpId::kGreaterEqual: return sign >= 0;
+    case OpId::kLess: return sign < 0;
+    default: return sign <= 0;  // kLessEqual
+  }
+}
+
+// Names of the traits, as Python reads them (_eltwise._function_table()).
+constexpr const char* KindName(OpKind k) {
+  switch (k) {
+    case OpKind::kArithmetic: return "arithmetic";
+    case OpKind::kDivision: return "division";
+    case OpKind::kPower: return "power";
+    case OpKind::kExtremum: return "extremum";
+    case OpKind::kLogical: return "logical";
+    case OpKind::kBitwise: return "bitwise";
+    default: return "comparison";
+  }
+}
+constexpr const char* IdentityName(Identity i) {
+  switch (i) {
+    case Identity::kZero: return "zero";
+    case Identity::kOne: return "one";
+    case Identity::kMinusOne: return "minus_one";
+    case Identity::kReorderableNone: return "reorderable_none";
+    default: return "none";
+  }
+}
+
 }  // namespace eltwise
 
 #endif  // ELTWISE_CORE_OPS_H_

@@ -14,6 +14,14 @@ enum class Accepts {
   kIntegersBool,   // integers and bool (bitwise ops)
 };
 
+constexpr const char* AcceptsName(Accepts a) {
+  switch (a) {
+    case Accepts::kAll: return "all";
+    case Accepts::kNumeric: return "numeric";
+    default: return "integers_bool";
+  }
+}
+
 struct FunctionInfo {
   const char* name;
   OpId op;

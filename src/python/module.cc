@@ -60,23 +60,18 @@ py::object MakeUfunc(const std::string& name, const std::string& twin_name,
 // The public functions with their op's traits: the one table, as Python sees
 // it (python/eltwise/_names.py and the tests derive their lists from it).
 py::tuple FunctionTable() {
-  static constexpr const char* kKinds[] = {"arithmetic", "division", "power", "extremum",
-                                           "logical",    "bitwise",  "comparison"};
-  static constexpr const char* kIdentities[] = {"none", "zero", "one", "minus_one",
-                                                "reorderable_none"};
-  static constexpr const char* kAccepts[] = {"all", "numeric", "integers_bool"};
   py::list rows;
   for (const FunctionInfo& f : kFunctions) {
     const OpTraits& t = Traits(f.op);
     py::dict row;
     row["name"] = f.name;
     row["op"] = t.id;
-    row["kind"] = kKinds[static_cast<int>(t.kind)];
+    row["kind"] = KindName(t.kind);
     row["bool_result"] = t.bool_result;
-    row["identity"] = kIdentities[static_cast<int>(t.identity)];
+    row["identity"] = IdentityName(t.identity);
     row["divides_integers"] = t.divides_integers;
     row["compute_bound"] = t.compute_bound;
-    row["accepts"] = kAccepts[static_cast<int>(f.accepts)];
+    row["accepts"] = AcceptsName(f.accepts);
     row["pythondiv"] = f.pythondiv;
     rows.append(row);
   }

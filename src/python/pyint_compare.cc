@@ -22,17 +22,6 @@ void RangeOf(DType t, long long* lo, unsigned long long* hi) {
 template <typename T>
 void Put(T v, void* dst) { std::memcpy(dst, &v, sizeof(T)); }
 
-// The answer with the Python int second, by where it lies: -1 below the
-// dtype (every element is greater), 1 above (every element is less).
-bool AnswerSecond(OpId op, int range) {
-  switch (op) {
-    case OpId::kEqual: return false;
-    case OpId::kNotEqual: return true;
-    case OpId::kGreater: case OpId::kGreaterEqual: return range < 0;
-    default: return range > 0;  // kLess, kLessEqual
-  }
-}
-
 }  // namespace
 
 int PyIntRange(PyObject* v, DType t) {
@@ -78,17 +67,8 @@ void StoreInt(PyObject* v, DType t, void* dst) {
 }
 
 bool ConstantAnswer(OpId op, int range, bool int_first) {
-  // v op x is x op' v with op' the mirrored comparison.
-  if (int_first) {
-    switch (op) {
-      case OpId::kGreater: op = OpId::kLess; break;
-      case OpId::kGreaterEqual: op = OpId::kLessEqual; break;
-      case OpId::kLess: op = OpId::kGreater; break;
-      case OpId::kLessEqual: op = OpId::kGreaterEqual; break;
-      default: break;
-    }
-  }
-  return AnswerSecond(op, range);
+  // Below the range (-1), every element x exceeds the int v: x - v > 0, v - x < 0.
+  return CompareBySign(op, int_first ? range : -range);
 }
 
 bool RewriteOutOfRangeComparison(OpId* op, Operands* ops, DType compute, Ref holders[2]) {

@@ -94,7 +94,7 @@ bool AnyNegativeStrided(const char* p, npy_intp n, npy_intp stride, size_t size)
 
 // The accumulator of a float reduction and its conversions: float16 and
 // bfloat16 accumulate in float32, as NumPy's half-precision loops do
-// (docs/semantics.md, "Reductions").
+// (docs/semantics.md, "Reductions of the twins").
 template <DType kT> struct FloatAcc;
 template <> struct FloatAcc<DType::kF16> {
   using Acc = float;
@@ -214,17 +214,7 @@ void MixedSignLoop(char** args, npy_intp const* dims, npy_intp const* steps, voi
       std::memcpy(&u, args[kSignedFirst ? 1 : 0] + i * steps[kSignedFirst ? 1 : 0], 8);
       // c: the sign of (signed - unsigned), exactly.
       const int c = s < 0 ? -1 : static_cast<uint64_t>(s) < u ? -1 : static_cast<uint64_t>(s) > u;
-      const int cmp = kSignedFirst ? c : -c;  // sign of x1 - x2
-      bool r = false;
-      switch (d.op) {
-        case OpId::kEqual: r = cmp == 0; break;
-        case OpId::kNotEqual: r = cmp != 0; break;
-        case OpId::kGreater: r = cmp > 0; break;
-        case OpId::kGreaterEqual: r = cmp >= 0; break;
-        case OpId::kLess: r = cmp < 0; break;
-        default: r = cmp <= 0; break;
-      }
-      args[2][i * steps[2]] = r;
+      args[2][i * steps[2]] = CompareBySign(d.op, kSignedFirst ? c : -c);
     }
     return;
   }
