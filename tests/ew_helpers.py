@@ -8,16 +8,25 @@ import re
 import ml_dtypes
 import numpy as np
 
-from eltwise._names import FUNCTION_TABLE, names_where
+from eltwise._names import DTYPE_TABLE, FUNCTION_TABLE, names_where
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
-INT_DTYPES = [np.dtype(t) for t in ("int8", "int16", "int32", "int64")]
-UINT_DTYPES = [np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64")]
+
+def _dtype(row) -> np.dtype:
+    return np.dtype(getattr(ml_dtypes, row["name"]) if row["source"] == "ml_dtypes" else row["name"])
+
+
+# The dtype lists, from the dtype table (src/core/dtype.h); test_op_table.py
+# checks the table against NumPy and ml_dtypes.
+_BY_CATEGORY = {c: [_dtype(r) for r in DTYPE_TABLE if r["category"] == c]
+                for c in ("bool", "signed", "unsigned", "float")}
+INT_DTYPES = _BY_CATEGORY["signed"]
+UINT_DTYPES = _BY_CATEGORY["unsigned"]
 INTEGER_DTYPES = INT_DTYPES + UINT_DTYPES
-FLOAT_DTYPES = [np.dtype(t) for t in ("float16", "float32", "float64")] + [BF16]
-HALF_DTYPES = [np.dtype("float16"), BF16]
-ALL_DTYPES = [np.dtype(bool)] + INTEGER_DTYPES + FLOAT_DTYPES
+FLOAT_DTYPES = _BY_CATEGORY["float"]
+HALF_DTYPES = [d for d in FLOAT_DTYPES if d.itemsize < 4]
+ALL_DTYPES = [_dtype(r) for r in DTYPE_TABLE]
 
 # The op lists, from the function table (src/core/ops.h, src/python/functions.h);
 # test_op_lists_match_numpy checks the table against NumPy's own behaviour.

@@ -58,3 +58,47 @@ def test_rows_agree_with_the_functions(name):
     r = fn(np.array([3, 4], np.int8), np.array([1, 2], np.int8))
     assert (r.dtype == bool) == row["bool_result"]
     assert getattr(eltwise.ufunc, name).identity == NUMPY_IDENTITY[row["identity"]]
+
+
+# --- The dtype table (src/core/dtype.h) -----------------------------------------
+
+from eltwise._names import DTYPE_TABLE  # noqa: E402
+from ew_helpers import ALL_DTYPES  # noqa: E402
+
+NUMPY_KIND = {"bool": "b", "signed": "i", "unsigned": "u", "float": "f"}
+
+
+@pytest.mark.parametrize("row", DTYPE_TABLE, ids=[r["name"] for r in DTYPE_TABLE])
+def test_dtype_rows_agree_with_numpy(row):
+    import ml_dtypes
+    module = {"numpy": np, "ml_dtypes": ml_dtypes}[row["source"]]
+    dt = np.dtype(getattr(module, row["name"]) if row["source"] == "ml_dtypes" else row["name"])
+    assert row["available"]
+    assert dt.itemsize == row["itemsize"]
+    if row["source"] == "numpy":
+        assert dt.kind == NUMPY_KIND[row["category"]]
+    else:  # ml_dtypes' types are NumPy user dtypes of kind 'V'; their finfo/iinfo tells
+        info = ml_dtypes.finfo(dt) if row["category"] == "float" else ml_dtypes.iinfo(dt)
+        assert info.bits == 8 * row["itemsize"]
+    one = np.ones(3, dt)
+    assert eltwise.add(one, one).dtype == (dt if row["category"] != "bool" else np.dtype(bool))
+    assert eltwise.equal(one, one).dtype == bool
+
+
+def test_dtype_table_is_every_dtype_eltwise_takes():
+    """Every builtin NumPy dtype outside the table is a TypeError; every one inside
+    computes (aliases such as longlong map to their row by kind and size)."""
+    taken = set(ALL_DTYPES)
+    assert len(taken) == len(DTYPE_TABLE)
+    for code in np.typecodes["All"]:
+        dt = np.dtype(code)
+        if dt.kind in "OSUVMm":  # need a length or a unit; the object kind below
+            continue
+        x = np.zeros(2, dt)
+        if dt in taken:
+            assert eltwise.equal(x, x).all()
+        else:
+            with pytest.raises(TypeError, match="does not support dtype"):
+                eltwise.equal(x, x)
+    with pytest.raises(TypeError, match="does not support dtype"):
+        eltwise.add(np.zeros(2, object), np.zeros(2, object))

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import eltwise
-from eltwise._names import FUNCTION_NAMES
+from eltwise._names import DTYPE_TABLE, FUNCTION_NAMES, FUNCTION_TABLE
 
 pytest.importorskip("mypy", reason="the stub tests need mypy (the test extra)")
 
@@ -481,3 +481,63 @@ def test_broadcast_none_is_the_default_not_a_mode():
     np.testing.assert_array_equal(eltwise.add(x1, x2, broadcast=None), eltwise.add(x1, x2))
     with pytest.raises(ValueError):
         B(None)
+
+
+# --- The stubs against the tables ------------------------------------------------
+# The stubs are written by hand (a type checker reads them without importing
+# eltwise); these tests hold every list in them to the function and dtype tables
+# (src/python/functions.h, src/core/ops.h, src/core/dtype.h), which the runtime
+# derives its own lists from.
+
+def _alias_literals(name: str) -> list[str]:
+    """The strings of the stub's ``name: TypeAlias = Literal[...]``, in order."""
+    for node in _stub_tree().body:
+        if isinstance(node, ast.AnnAssign) and ast.unparse(node.target) == name:
+            elts = node.value.slice.elts if isinstance(node.value.slice, ast.Tuple) else [
+                node.value.slice]
+            return [ast.unparse(e) if not isinstance(e, ast.Constant) else e.value for e in elts]
+    raise AssertionError(f"no {name} in the stubs")
+
+
+def _typevar_constraints(name: str) -> list[str]:
+    """The constraints of the stub's ``name = TypeVar(name, ...)``, in order."""
+    for node in _stub_tree().body:
+        if (isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == name
+                and isinstance(node.value, ast.Call)):
+            return [ast.unparse(a) for a in node.value.args[1:]]
+    raise AssertionError(f"no TypeVar {name} in the stubs")
+
+
+def test_stub_name_literals_are_the_tables_rows():
+    bool_names = [r["name"] for r in FUNCTION_TABLE if r["bool_result"]]
+    other = [r["name"] for r in FUNCTION_TABLE if not r["bool_result"] and not r["pythondiv"]]
+    assert sorted(_alias_literals("_BoolName")) == sorted(bool_names)
+    assert sorted(_alias_literals("_ArithmeticName")) == sorted(other)
+
+
+def test_stub_op_is_the_tables_tensorrt_column():
+    op = next(n for n in _stub_tree().body if isinstance(n, ast.ClassDef) and n.name == "Op")
+    members = [(ast.unparse(n.targets[0]), ast.literal_eval(n.value)) for n in op.body
+               if isinstance(n, ast.Assign)]
+    assert members == [(r["tensorrt"], r["name"]) for r in FUNCTION_TABLE if r["tensorrt"]]
+    assert members == [(m.name, m.value) for m in eltwise.Op]
+    bool_ops = {f"Op.{r['tensorrt']}" for r in FUNCTION_TABLE if r["tensorrt"] and r["bool_result"]}
+    assert set(_alias_literals("_BoolOp")) == bool_ops
+
+
+def test_stub_dtype_typevars_are_the_dtype_tables_rows():
+    # bfloat16 has no typed scalar in NumPy's stubs: the rows NumPy itself names.
+    rows = [r for r in DTYPE_TABLE if r["source"] == "numpy"]
+    scalar = {r["name"]: "np.bool_" if r["name"] == "bool" else f"np.{r['name']}" for r in rows}
+    assert _typevar_constraints("_SameT") == [scalar[r["name"]] for r in rows]
+    assert _typevar_constraints("_FloatT") == [
+        scalar[r["name"]] for r in rows if r["category"] == "float"]
+    assert _typevar_constraints("_IntT") == [
+        scalar[r["name"]] for r in rows if r["category"] in ("signed", "unsigned")]
+
+
+def test_ufunc_stub_declares_every_twin():
+    tree = ast.parse((STUB.parent / "ufunc.pyi").read_text())
+    declared = [ast.unparse(n.target) for n in tree.body
+                if isinstance(n, ast.AnnAssign) and ast.unparse(n.annotation) == "ufunc"]
+    assert declared == [*FUNCTION_NAMES, "divide_trunc"]

@@ -15,6 +15,7 @@ import warnings as _warnings
 from . import _delegation, _eltwise, ufunc
 from ._docs import DOCS as _DOCS
 from ._names import FUNCTION_NAMES as _FUNCTION_NAMES
+from ._names import FUNCTION_TABLE as _FUNCTION_TABLE
 from ._eltwise import (
     __version__,
     get_num_threads,
@@ -53,7 +54,7 @@ _eltwise._set_delegate(_delegation.call)
 
 
 class Broadcast(str, enum.Enum):
-    """Broadcast modes (the README's Broadcasting section); the plain strings work too, any case.
+    """Broadcast modes (docs/semantics.md, "Broadcasting"); the plain strings work too, any case.
 
     ``Broadcast(s)`` takes the names as ``broadcast=`` does: any case, and
     ``"explicit"`` (OpenVINO's name) for NONE.
@@ -78,23 +79,10 @@ class Broadcast(str, enum.Enum):
         return None
 
 
-class Op(enum.Enum):
-    """TensorRT's ElementWise operations, each naming the eltwise function it runs."""
-
-    SUM = "add"
-    PROD = "multiply"
-    MAX = "maximum"
-    MIN = "minimum"
-    SUB = "subtract"
-    DIV = "divide"
-    POW = "power"
-    FLOOR_DIV = "floor_divide"
-    AND = "logical_and"
-    OR = "logical_or"
-    XOR = "logical_xor"
-    EQUAL = "equal"
-    GREATER = "greater"
-    LESS = "less"
+# TensorRT's ElementWise operations, from the function table's TensorRT column.
+Op = enum.Enum("Op", [(row["tensorrt"], row["name"]) for row in _FUNCTION_TABLE
+                      if row["tensorrt"]], module=__name__, qualname="Op")
+Op.__doc__ = "TensorRT's ElementWise operations, each naming the eltwise function it runs."
 
 
 def _resolve_op(op):

@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 import eltwise
+from eltwise._names import DTYPE_NAMES as _DTYPE_NAMES
 from eltwise._timing import per_call
 
 try:
@@ -111,8 +112,7 @@ def _cases(sizes, broadcast):
 
 
 _DTYPES = ("float32", "float16", "int32", "bfloat16", "float64")
-_ALL_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-               "uint64", "float16", "bfloat16", "float32", "float64")
+_ALL_DTYPES = _DTYPE_NAMES  # every dtype of the dtype table (src/core/dtype.h)
 
 
 def _dtype(name):

@@ -5,7 +5,8 @@ one-line summary on, without the text signature that ``__init__.py`` puts in
 front of it. What every function shares (parameters, returns, raises, common
 notes) is written once below and assembled by ``_render``; each operation
 contributes only its own summary, semantics, notes, cross-references and
-examples. It imports neither eltwise nor NumPy: it is plain text.
+examples; what the function and dtype tables say (engines' names, dtypes,
+division, `pythondiv`) comes from the tables (``_names``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ._names import DTYPE_TABLE, FUNCTION_TABLE
+
 __all__ = ["DOCS"]
 
 
@@ -27,10 +30,17 @@ def _t(text: str) -> str:
 
 _NBSP = "\u00a0"  # holds a literal's words together while a paragraph is filled
 
-_DTYPES = (
-    "bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
-    "float16, float32, float64 and bfloat16 (``ml_dtypes.bfloat16``)"
-)
+_ROWS = {row["name"]: row for row in FUNCTION_TABLE}
+
+
+def _dtypes_sentence() -> str:
+    """Computes the list of supported dtypes, from the dtype table."""
+    names = [r["name"] if r["source"] == "numpy" else f"{r['name']} (``{r['source']}.{r['name']}``)"
+             for r in DTYPE_TABLE]
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+_DTYPES = _dtypes_sentence()
 
 # Shared parameter descriptions ---------------------------------------------
 
@@ -182,20 +192,17 @@ _KINDS = {
 class _Op:
     """What one function's docstring says that the others do not.
 
-    ``engines`` holds the OpenVINO, ONNX and TensorRT names ("" where the
-    framework has no such operation). ``kind`` is a key of ``_KINDS``.
+    What the function table says (its engines' names, the dtypes it takes,
+    whether it divides, whether it takes `pythondiv`) comes from the table's
+    row, in ``_render``.
     """
 
     summary: str
     semantics: str
-    engines: tuple[str, str, str]
     examples: str
     see_also: str
-    kind: str = "arith"
     notes: str = ""
     half: str = _HALF_EXACT
-    division: bool = False
-    pythondiv: bool = False
     extra_value: str = ""
     what: str = "The result"
     targets: str = _TARGETS
@@ -228,10 +235,19 @@ def _item(head: str, text: str) -> str:
     return f"{head}\n{_fill(text, '    ')}"
 
 
-def _engines(ov: str, onnx: str, trt: str) -> str:
+def _engine_name(name: str) -> str:
+    """Computes the reST of one engine's name from the table: ``Mod fmod=0``
+    (the op, then the attribute that selects the behaviour) reads
+    "``Mod`` with ``fmod=0``"."""
+    op, _, attribute = name.partition(" ")
+    return f"``{op}`` with ``{attribute}``" if attribute else f"``{op}``"
+
+
+def _engines(row: dict[str, Any]) -> str:
     """Computes the sentence naming the inference-engine counterparts."""
-    frameworks = (("OpenVINO", ov), ("ONNX", onnx), ("TensorRT", trt))
-    have = [f"{fw} {op if '`' in op else f'``{op}``'}" for fw, op in frameworks if op]
+    frameworks = (("OpenVINO", row["openvino"]), ("ONNX", row["onnx"]),
+                  ("TensorRT", row["tensorrt"]))
+    have = [f"{fw} {_engine_name(op)}" for fw, op in frameworks if op]
     text = "Counterparts: " + ", ".join(have) + "."
     lacking = [fw for fw, op in frameworks if not op]
     if lacking:
@@ -239,14 +255,24 @@ def _engines(ov: str, onnx: str, trt: str) -> str:
     return text
 
 
-def _render(name: str, op: _Op) -> str:
-    """Computes the numpydoc docstring body of function `name`."""
-    extended = [op.semantics]
-    if op.division:
-        extended.append(_ZERO_DIVISION.format(name=name))
-    extended.append(_engines(*op.engines))
+def _docs_kind(row: dict[str, Any]) -> str:
+    """Computes the key of ``_KINDS`` for a row of the function table."""
+    if row["kind"] == "comparison":
+        return "compare"
+    if row["kind"] in ("logical", "bitwise"):
+        return row["kind"]
+    return "arith" if row["accepts"] == "numeric" else "arith+bool"
 
-    restriction, extra_type = _KINDS[op.kind]
+
+def _render(row: dict[str, Any], op: _Op) -> str:
+    """Computes the numpydoc docstring body of the function of `row`."""
+    name, kind = row["name"], _docs_kind(row)
+    extended = [op.semantics]
+    if row["divides_integers"]:
+        extended.append(_ZERO_DIVISION.format(name=name))
+    extended.append(_engines(row))
+
+    restriction, extra_type = _KINDS[kind]
     params = [
         _item(
             "x1, x2 : array_like",
@@ -258,10 +284,10 @@ def _render(name: str, op: _Op) -> str:
         _BROADCAST,
         _AXIS,
     ]
-    if op.pythondiv:
+    if row["pythondiv"]:
         params.append(_PYTHONDIV)
-    if op.kind in ("compare", "logical"):
-        verb = "compared" if op.kind == "compare" else "tested for truth"
+    if kind in ("compare", "logical"):
+        verb = "compared" if kind == "compare" else "tested for truth"
         params.append(_item("dtype : dtype_like, optional", _DTYPE_BOOL.format(verb=verb)))
         dtype = "dtype bool"
     else:
@@ -272,11 +298,11 @@ def _render(name: str, op: _Op) -> str:
         _item("TypeError", _TYPE_ERROR.format(extra=extra_type)),
         _item("ValueError", _VALUE_ERROR.format(extra=op.extra_value)),
     ]
-    if op.division:
+    if row["divides_integers"]:
         raises.append(_item("FloatingPointError", _FLOATING_POINT_ERROR))
 
     notes = [op.notes] if op.notes else []
-    if op.kind.startswith("arith"):
+    if kind.startswith("arith"):
         notes += [op.half, _FP_SILENT]
     notes.append(op.targets)
 
@@ -308,8 +334,6 @@ _ARITH["add"] = _Op(
         float64 are bit-exact with ``numpy.add``. On two bools ``add`` is a
         logical OR and the result stays bool, as in NumPy.
         """,
-    engines=("Add", "Add", "SUM"),
-    kind="arith+bool",
     what="The sums",
     see_also="""
         subtract : The difference of the operands.
@@ -341,7 +365,6 @@ _ARITH["subtract"] = _Op(
         bit-exact with ``numpy.subtract``. Two bool operands are a TypeError,
         as in NumPy (``logical_xor`` is what is meant).
         """,
-    engines=("Subtract", "Sub", "SUB"),
     what="The differences",
     see_also="""
         add : The sum of the operands.
@@ -365,8 +388,6 @@ _ARITH["multiply"] = _Op(
         float64 are bit-exact with ``numpy.multiply``. On two bools
         ``multiply`` is a logical AND and the result stays bool, as in NumPy.
         """,
-    engines=("Multiply", "Mul", "PROD"),
-    kind="arith+bool",
     what="The products",
     see_also="""
         divide : The quotient of the operands.
@@ -418,9 +439,6 @@ _ARITH["divide"] = _Op(
         or -3.0), computed as ``numpy.floor_divide`` computes it. With
         ``dtype=`` a float dtype asks for true division instead.
         """,
-    engines=("Divide", "Div", "DIV"),
-    pythondiv=True,
-    division=True,
     what="The quotients",
     notes="""
         Where eltwise differs from ``numpy.divide``: integer operands give an
@@ -471,8 +489,6 @@ _ARITH["floor_divide"] = _Op(
         tenth) where ``floor(1.0 / 0.1)`` would be 10.0. Float division by
         zero gives inf, -inf or nan (for 0 // 0), silently.
         """,
-    engines=("", "", "FLOOR_DIV"),
-    division=True,
     what="The floored quotients",
     notes="""
         ``numpy.floor_divide`` warns on float division by zero and on
@@ -505,8 +521,6 @@ _ARITH["mod"] = _Op(
         computed from ``fmod`` as Python does); float modulo by zero gives
         nan, silently.
         """,
-    engines=("FloorMod", "``Mod`` with ``fmod=0``", ""),
-    division=True,
     what="The remainders",
     notes="""
         ``numpy.remainder`` warns on float modulo by zero; eltwise does not.
@@ -539,8 +553,6 @@ _ARITH["fmod"] = _Op(
         are exactly ``numpy.fmod`` (the result is exact); float modulo by
         zero gives nan, silently.
         """,
-    engines=("Mod", "``Mod`` with ``fmod=1``", ""),
-    division=True,
     what="The remainders",
     notes="""
         ``numpy.fmod`` warns on float modulo by zero; eltwise does not.
@@ -585,7 +597,6 @@ _ARITH["power"] = _Op(
         ``ValueError("Integers to negative integer powers are not
         allowed.")``, as in NumPy: use a float dtype for those.
         """,
-    engines=("Power", "Pow", "POW"),
     half="float16 and bfloat16 are computed in float32 and rounded once, to nearest even.",
     what="The powers",
     extra_value=" Also if a signed integer is raised to a negative power.",
@@ -635,7 +646,6 @@ _ARITH["squared_difference"] = _Op(
         float64 are bit-exact with that expression too. Two bool operands are
         a TypeError.
         """,
-    engines=("SquaredDifference", "", ""),
     half=(
         "float16 and bfloat16 round the difference to their own dtype, then "
         "square it in float32 and round again, to nearest even: bit-exact with "
@@ -656,7 +666,7 @@ _ARITH["squared_difference"] = _Op(
 )
 
 
-def _extremum(name: str, word: str, engines: tuple[str, str, str], other: str, out: str) -> _Op:
+def _extremum(name: str, word: str, other: str, out: str) -> _Op:
     """Computes the entry of maximum or minimum."""
     return _Op(
         summary=f"Element-wise {name} of the operands, propagating NaN.",
@@ -666,15 +676,13 @@ def _extremum(name: str, word: str, engines: tuple[str, str, str], other: str, o
             and ``0.0``, the first operand, `x1`, is returned. Integers are
             exact. On two bools the result is bool, as in NumPy.
             """,
-        engines=engines,
-        kind="arith+bool",
         what=f"The {name}s",
         notes=f"""
             ``numpy.{name}`` propagates NaN the same way. For ``-0.0`` against
             ``0.0`` NumPy's choice depends on the dtype and the build (NumPy 2
             on x86-64 returns `x2` for float32 and float64 and `x1` for
             float16), so the sign of a zero result can differ from it. ONNX
-            ``{engines[1]}`` takes any number of inputs: reduce with this function
+            ``{_ROWS[name]["onnx"]}`` takes any number of inputs: reduce with this function
             for more than two.
             """,
         see_also=f"""
@@ -691,12 +699,8 @@ def _extremum(name: str, word: str, engines: tuple[str, str, str], other: str, o
     )
 
 
-_ARITH["maximum"] = _extremum(
-    "maximum", "larger", ("Maximum", "Max", "MAX"), "minimum", "[4, 5, 3]"
-)
-_ARITH["minimum"] = _extremum(
-    "minimum", "smaller", ("Minimum", "Min", "MIN"), "maximum", "[1, 2, 3]"
-)
+_ARITH["maximum"] = _extremum("maximum", "larger", "minimum", "[4, 5, 3]")
+_ARITH["minimum"] = _extremum("minimum", "smaller", "maximum", "[1, 2, 3]")
 
 
 # The families: one table row each. Their examples' outputs are computed
@@ -716,16 +720,16 @@ def _bools(fn: Callable[[Any, Any], bool], pairs: Iterable[tuple[Any, Any]]) -> 
 
 # name: (symbol, OpenVINO, ONNX, TensorRT)
 _COMPARISONS = {
-    "equal": ("==", "Equal", "Equal", "EQUAL"),
-    "not_equal": ("!=", "NotEqual", "", ""),
-    "greater": (">", "Greater", "Greater", "GREATER"),
-    "greater_equal": (">=", "GreaterEqual", "GreaterOrEqual", ""),
-    "less": ("<", "Less", "Less", "LESS"),
-    "less_equal": ("<=", "LessEqual", "LessOrEqual", ""),
+    "equal": ("==",),
+    "not_equal": ("!=",),
+    "greater": (">",),
+    "greater_equal": (">=",),
+    "less": ("<",),
+    "less_equal": ("<=",),
 }
 
 
-def _comparison(name: str, sym: str, ov: str, onnx: str, trt: str) -> _Op:
+def _comparison(name: str, sym: str) -> _Op:
     """Computes the entry of one comparison."""
     fn = _OPERATORS[sym]
     nan = float("nan")
@@ -740,8 +744,6 @@ def _comparison(name: str, sym: str, ov: str, onnx: str, trt: str) -> _Op:
             as IEEE 754 says: where either operand is NaN the result is
             {fn(nan, nan)}, and ``-0.0 == 0.0``.
             """,
-        engines=(ov, onnx, trt),
-        kind="compare",
         what=f"``x1 {sym} x2``",
         notes=f"""
             ``numpy.{name}`` gives the same results. Integers compare exactly,
@@ -769,14 +771,15 @@ def _comparison(name: str, sym: str, ov: str, onnx: str, trt: str) -> _Op:
 
 # name: (word, when it is true, OpenVINO, ONNX, TensorRT)
 _LOGICAL = {
-    "logical_and": ("AND", "both are true", "LogicalAnd", "And", "AND"),
-    "logical_or": ("OR", "either is true", "LogicalOr", "Or", "OR"),
-    "logical_xor": ("XOR", "exactly one is true", "LogicalXor", "Xor", "XOR"),
+    "logical_and": ("AND", "both are true"),
+    "logical_or": ("OR", "either is true"),
+    "logical_xor": ("XOR", "exactly one is true"),
 }
 
 
-def _logical(name: str, word: str, when: str, ov: str, onnx: str, trt: str) -> _Op:
+def _logical(name: str, word: str, when: str) -> _Op:
     """Computes the entry of one logical operation."""
+    onnx, trt = _ROWS[name]["onnx"], _ROWS[name]["tensorrt"]
     fn = _OPERATORS[word]
     others = "\n".join(
         f"{other} : Truth value of `x1` {row[0]} `x2`." for other, row in _LOGICAL.items() if other != name
@@ -791,8 +794,6 @@ def _logical(name: str, word: str, when: str, ov: str, onnx: str, trt: str) -> _
             beyond int64 is an ``OverflowError``, as in NumPy. The result is bool
             for every supported dtype, as in NumPy.
             """,
-        engines=(ov, onnx, trt),
-        kind="logical",
         what=f"`x1` {word} `x2`",
         notes=f"""
             ``numpy.{name}`` gives the same results. ONNX ``{onnx}`` and
@@ -819,7 +820,6 @@ _BITWISE = {"bitwise_and": ("AND", "&"), "bitwise_or": ("OR", "|"), "bitwise_xor
 def _bitwise(name: str, word: str, sym: str) -> _Op:
     """Computes the entry of one bit-wise operation."""
     logical = f"logical_{word.lower()}"
-    engine = f"Bitwise{word.capitalize()}"
     fn = _OPERATORS[word]
     return _Op(
         summary=f"Compute the bit-wise {word} of the operands, element-wise.",
@@ -828,8 +828,6 @@ def _bitwise(name: str, word: str, sym: str) -> _Op:
             integer dtype, negative integers as two's complement. On two
             bools it is ``{logical}`` and the result stays bool, as in NumPy.
             """,
-        engines=(engine, engine, ""),
-        kind="bitwise",
         what=f"``x1 {sym} x2``",
         see_also=f"""
             {logical} : Truth value of `x1` {word} `x2`.
@@ -858,24 +856,7 @@ op : Op or str
     from TensorRT's list, or the name of any eltwise binary function
     (``"divide"``, ``"mod"``, ``"bitwise_and"``, ...). TensorRT's names mean:
 
-    ============= ================
-    name          function
-    ============= ================
-    ``SUM``       ``add``
-    ``PROD``      ``multiply``
-    ``MAX``       ``maximum``
-    ``MIN``       ``minimum``
-    ``SUB``       ``subtract``
-    ``DIV``       ``divide``
-    ``POW``       ``power``
-    ``FLOOR_DIV`` ``floor_divide``
-    ``AND``       ``logical_and``
-    ``OR``        ``logical_or``
-    ``XOR``       ``logical_xor``
-    ``EQUAL``     ``equal``
-    ``GREATER``   ``greater``
-    ``LESS``      ``less``
-    ============= ================
+{tensorrt}
 
     ``AND``, ``OR`` and ``XOR`` are the logical operations; the bit-wise ones
     go by their function names.
@@ -936,23 +917,34 @@ array([-4], dtype=int32)
 '''
 
 
+def _tensorrt_table() -> str:
+    """Computes the reST table of TensorRT's names and the functions they name,
+    from the function table, indented for the `op` parameter."""
+    pairs = [(f"``{r['tensorrt']}``", f"``{r['name']}``") for r in FUNCTION_TABLE if r["tensorrt"]]
+    w0 = max(len("name"), *(len(a) for a, _ in pairs))
+    w1 = max(len("function"), *(len(b) for _, b in pairs))
+    rule = f"    {'=' * w0} {'=' * w1}"
+    lines = [rule, f"    {'name':<{w0}} function", rule]
+    lines += [f"    {a:<{w0}} {b}".rstrip() for a, b in pairs]
+    return "\n".join([*lines, rule])
+
+
 def _build() -> dict[str, str]:
     """Computes DOCS: every public binary function, then ``elementwise``."""
     ops = dict(_ARITH)
     ops.update({name: _comparison(name, *row) for name, row in _COMPARISONS.items()})
     ops.update({name: _logical(name, *row) for name, row in _LOGICAL.items()})
     ops.update({name: _bitwise(name, *row) for name, row in _BITWISE.items()})
-    docs = {name: _render(name, op) for name, op in ops.items()}
     mod = _ARITH["mod"]
-    remainder = replace(
+    ops["remainder"] = replace(
         mod,
         summary="Remainder of floor division (alias of ``mod``).",
         see_also=mod.see_also.replace("remainder : ", "mod : "),
         examples=mod.examples.replace("eltwise.mod(", "eltwise.remainder("),
     )
-    docs["remainder"] = _render("remainder", remainder)
+    docs = {row["name"]: _render(row, ops[row["name"]]) for row in FUNCTION_TABLE}
     docs["elementwise"] = _ELEMENTWISE.format(
-        out=_OUT, broadcast=_BROADCAST, axis=_AXIS
+        out=_OUT, broadcast=_BROADCAST, axis=_AXIS, tensorrt=_tensorrt_table()
     )
     return docs
 

@@ -28,21 +28,38 @@ bool Run(const char* src, char* dst, int64_t n) {
   return true;
 }
 
+// The value type of dtype kT in a cast: bool for bool (nonzero is true, read
+// as its byte), the storage type otherwise.
+template <DType kT, typename Storage>
+using CastValue = std::conditional_t<kT == DType::kBool, bool, Storage>;
+
+// float16 and bfloat16 are not cast here (their storage is bits): false.
+template <typename From, DType kTo, typename Storage>
+bool RunTo(const char* src, char* dst, int64_t n) {
+  if constexpr (IsHalfFloat(kTo)) {
+    return false;
+  } else {
+    return Run<From, CastValue<kTo, Storage>>(src, dst, n);
+  }
+}
+
 template <typename From>
 bool RunFrom(DType to, const char* src, char* dst, int64_t n) {
   switch (to) {
-    case DType::kBool: return Run<From, bool>(src, dst, n);
-    case DType::kI8: return Run<From, int8_t>(src, dst, n);
-    case DType::kI16: return Run<From, int16_t>(src, dst, n);
-    case DType::kI32: return Run<From, int32_t>(src, dst, n);
-    case DType::kI64: return Run<From, int64_t>(src, dst, n);
-    case DType::kU8: return Run<From, uint8_t>(src, dst, n);
-    case DType::kU16: return Run<From, uint16_t>(src, dst, n);
-    case DType::kU32: return Run<From, uint32_t>(src, dst, n);
-    case DType::kU64: return Run<From, uint64_t>(src, dst, n);
-    case DType::kF32: return Run<From, float>(src, dst, n);
-    case DType::kF64: return Run<From, double>(src, dst, n);
-    default: return false;  // float16, bfloat16
+#define ELTWISE_CAST_TO(id, storage, ...) \
+  case DType::k##id: return RunTo<From, DType::k##id, storage>(src, dst, n);
+    ELTWISE_DTYPES(ELTWISE_CAST_TO)
+#undef ELTWISE_CAST_TO
+  }
+  return false;
+}
+
+template <DType kFrom, typename Storage>
+bool RunFromDType(DType to, const char* src, char* dst, int64_t n) {
+  if constexpr (IsHalfFloat(kFrom)) {
+    return false;
+  } else {
+    return RunFrom<CastValue<kFrom, Storage>>(to, src, dst, n);
   }
 }
 
@@ -55,19 +72,12 @@ bool CastRun(DType from, DType to, const void* src_v, void* dst_v, int64_t n) {
   // a float never becomes an integer.
   if (IsFloat(from) && !IsFloat(to)) return false;
   switch (from) {
-    case DType::kBool: return RunFrom<bool>(to, src, dst, n);
-    case DType::kI8: return RunFrom<int8_t>(to, src, dst, n);
-    case DType::kI16: return RunFrom<int16_t>(to, src, dst, n);
-    case DType::kI32: return RunFrom<int32_t>(to, src, dst, n);
-    case DType::kI64: return RunFrom<int64_t>(to, src, dst, n);
-    case DType::kU8: return RunFrom<uint8_t>(to, src, dst, n);
-    case DType::kU16: return RunFrom<uint16_t>(to, src, dst, n);
-    case DType::kU32: return RunFrom<uint32_t>(to, src, dst, n);
-    case DType::kU64: return RunFrom<uint64_t>(to, src, dst, n);
-    case DType::kF32: return RunFrom<float>(to, src, dst, n);
-    case DType::kF64: return RunFrom<double>(to, src, dst, n);
-    default: return false;  // float16, bfloat16
+#define ELTWISE_CAST_FROM(id, storage, ...) \
+  case DType::k##id: return RunFromDType<DType::k##id, storage>(to, src, dst, n);
+    ELTWISE_DTYPES(ELTWISE_CAST_FROM)
+#undef ELTWISE_CAST_FROM
   }
+  return false;
 }
 
 }  // namespace eltwise

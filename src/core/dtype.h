@@ -9,25 +9,78 @@
 
 namespace eltwise {
 
-// Element types. bool is stored as one byte holding 0 or 1; float16 and
-// bfloat16 as their 16-bit patterns.
-enum class DType : int {
-  kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF16, kBF16, kF32, kF64,
-};
-constexpr int kNumDTypes = 13;
+// The dtype table: every element type eltwise computes in, one row each, and
+// the traits the rest of the code reads from it. Adding a dtype is a row here,
+// its kernel registrations (kernels/) and, for a C++ type of its own, its
+// DTypeOf (kernels/table.h); no code depends on the order of DType.
+//
+// X(Id, storage, name, category, source):
+// - storage: the C++ type of one element's bytes; bool is one byte holding 0
+//   or 1, float16 and bfloat16 are their 16-bit patterns (uint16_t);
+// - name: the dtype's name in NumPy or ml_dtypes (numpy.dtype(name));
+// - category: bool, signed or unsigned integer, or float;
+// - source: the module whose attribute `name` is the dtype.
+enum class DCategory : int { kBool, kSigned, kUnsigned, kFloat };
+enum class DSource : int { kNumpy, kMlDtypes };
 
-constexpr size_t ItemSize(DType t) {
-  switch (t) {
-    case DType::kBool: case DType::kI8: case DType::kU8: return 1;
-    case DType::kI16: case DType::kU16: case DType::kF16: case DType::kBF16: return 2;
-    case DType::kI32: case DType::kU32: case DType::kF32: return 4;
-    default: return 8;
+#define ELTWISE_DTYPES(X)                                \
+  X(Bool, uint8_t, "bool", kBool, kNumpy)                \
+  X(I8, int8_t, "int8", kSigned, kNumpy)                 \
+  X(I16, int16_t, "int16", kSigned, kNumpy)              \
+  X(I32, int32_t, "int32", kSigned, kNumpy)              \
+  X(I64, int64_t, "int64", kSigned, kNumpy)              \
+  X(U8, uint8_t, "uint8", kUnsigned, kNumpy)             \
+  X(U16, uint16_t, "uint16", kUnsigned, kNumpy)          \
+  X(U32, uint32_t, "uint32", kUnsigned, kNumpy)          \
+  X(U64, uint64_t, "uint64", kUnsigned, kNumpy)          \
+  X(F16, uint16_t, "float16", kFloat, kNumpy)            \
+  X(BF16, uint16_t, "bfloat16", kFloat, kMlDtypes)       \
+  X(F32, float, "float32", kFloat, kNumpy)               \
+  X(F64, double, "float64", kFloat, kNumpy)
+
+enum class DType : int {
+#define ELTWISE_DTYPE_ID(id, ...) k##id,
+  ELTWISE_DTYPES(ELTWISE_DTYPE_ID)
+#undef ELTWISE_DTYPE_ID
+};
+
+struct DTypeTraits {
+  const char* name;
+  size_t item_size;
+  DCategory category;
+  DSource source;
+};
+
+inline constexpr DTypeTraits kDTypeTraits[] = {
+#define ELTWISE_DTYPE_TRAITS(id, storage, name, category, source) \
+  {name, sizeof(storage), DCategory::category, DSource::source},
+    ELTWISE_DTYPES(ELTWISE_DTYPE_TRAITS)
+#undef ELTWISE_DTYPE_TRAITS
+};
+constexpr int kNumDTypes = static_cast<int>(sizeof(kDTypeTraits) / sizeof(kDTypeTraits[0]));
+
+constexpr const DTypeTraits& Traits(DType t) { return kDTypeTraits[static_cast<int>(t)]; }
+constexpr size_t ItemSize(DType t) { return Traits(t).item_size; }
+constexpr bool IsFloat(DType t) { return Traits(t).category == DCategory::kFloat; }
+constexpr bool IsSignedInt(DType t) { return Traits(t).category == DCategory::kSigned; }
+constexpr bool IsInteger(DType t) {
+  return IsSignedInt(t) || Traits(t).category == DCategory::kUnsigned;
+}
+// A float narrower than float32 (float16, bfloat16): computed in float32 and
+// rounded once per op (docs/semantics.md, "Exactness").
+constexpr bool IsHalfFloat(DType t) { return IsFloat(t) && ItemSize(t) < 4; }
+
+constexpr const char* CategoryName(DCategory c) {
+  switch (c) {
+    case DCategory::kBool: return "bool";
+    case DCategory::kSigned: return "signed";
+    case DCategory::kUnsigned: return "unsigned";
+    default: return "float";
   }
 }
-constexpr bool IsFloat(DType t) { return t >= DType::kF16; }
-constexpr bool IsSignedInt(DType t) { return t >= DType::kI8 && t <= DType::kI64; }
-constexpr bool IsInteger(DType t) { return t >= DType::kI8 && t <= DType::kU64; }
-
+constexpr const char* SourceName(DSource s) {
+  return s == DSource::kNumpy ? "numpy" : "ml_dtypes";
+}
 
 // How the inner run of a plan is laid out: both operands contiguous, one a
 // broadcast scalar (stride 0) and the other contiguous. Anything else runs

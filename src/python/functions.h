@@ -22,38 +22,53 @@ constexpr const char* AcceptsName(Accepts a) {
   }
 }
 
+// The engines' names of a function: OpenVINO's op, ONNX's op, TensorRT's
+// ElementWiseOperation member; "" where the engine has none. An attribute that
+// selects the behaviour follows the name after a space ("Mod fmod=0").
+struct EngineNames {
+  const char* openvino;
+  const char* onnx;
+  const char* tensorrt;
+};
+
 struct FunctionInfo {
   const char* name;
   OpId op;
   Accepts accepts;
   bool pythondiv;  // takes the `pythondiv` keyword
+  EngineNames engines;
 };
 
 inline constexpr FunctionInfo kFunctions[] = {
-    {"add", OpId::kAdd, Accepts::kAll, false},
-    {"subtract", OpId::kSubtract, Accepts::kNumeric, false},
-    {"multiply", OpId::kMultiply, Accepts::kAll, false},
-    {"divide", OpId::kDivide, Accepts::kNumeric, true},
-    {"floor_divide", OpId::kFloorDivide, Accepts::kNumeric, false},
-    {"mod", OpId::kMod, Accepts::kNumeric, false},
-    {"remainder", OpId::kMod, Accepts::kNumeric, false},
-    {"fmod", OpId::kFmod, Accepts::kNumeric, false},
-    {"power", OpId::kPower, Accepts::kNumeric, false},
-    {"maximum", OpId::kMaximum, Accepts::kAll, false},
-    {"minimum", OpId::kMinimum, Accepts::kAll, false},
-    {"squared_difference", OpId::kSquaredDifference, Accepts::kNumeric, false},
-    {"logical_and", OpId::kLogicalAnd, Accepts::kAll, false},
-    {"logical_or", OpId::kLogicalOr, Accepts::kAll, false},
-    {"logical_xor", OpId::kLogicalXor, Accepts::kAll, false},
-    {"bitwise_and", OpId::kBitwiseAnd, Accepts::kIntegersBool, false},
-    {"bitwise_or", OpId::kBitwiseOr, Accepts::kIntegersBool, false},
-    {"bitwise_xor", OpId::kBitwiseXor, Accepts::kIntegersBool, false},
-    {"equal", OpId::kEqual, Accepts::kAll, false},
-    {"not_equal", OpId::kNotEqual, Accepts::kAll, false},
-    {"greater", OpId::kGreater, Accepts::kAll, false},
-    {"greater_equal", OpId::kGreaterEqual, Accepts::kAll, false},
-    {"less", OpId::kLess, Accepts::kAll, false},
-    {"less_equal", OpId::kLessEqual, Accepts::kAll, false},
+    {"add", OpId::kAdd, Accepts::kAll, false, {"Add", "Add", "SUM"}},
+    {"subtract", OpId::kSubtract, Accepts::kNumeric, false, {"Subtract", "Sub", "SUB"}},
+    {"multiply", OpId::kMultiply, Accepts::kAll, false, {"Multiply", "Mul", "PROD"}},
+    {"divide", OpId::kDivide, Accepts::kNumeric, true, {"Divide", "Div", "DIV"}},
+    {"floor_divide", OpId::kFloorDivide, Accepts::kNumeric, false, {"", "", "FLOOR_DIV"}},
+    {"mod", OpId::kMod, Accepts::kNumeric, false, {"FloorMod", "Mod fmod=0", ""}},
+    {"remainder", OpId::kMod, Accepts::kNumeric, false, {"FloorMod", "Mod fmod=0", ""}},
+    {"fmod", OpId::kFmod, Accepts::kNumeric, false, {"Mod", "Mod fmod=1", ""}},
+    {"power", OpId::kPower, Accepts::kNumeric, false, {"Power", "Pow", "POW"}},
+    {"maximum", OpId::kMaximum, Accepts::kAll, false, {"Maximum", "Max", "MAX"}},
+    {"minimum", OpId::kMinimum, Accepts::kAll, false, {"Minimum", "Min", "MIN"}},
+    {"squared_difference", OpId::kSquaredDifference, Accepts::kNumeric, false,
+     {"SquaredDifference", "", ""}},
+    {"logical_and", OpId::kLogicalAnd, Accepts::kAll, false, {"LogicalAnd", "And", "AND"}},
+    {"logical_or", OpId::kLogicalOr, Accepts::kAll, false, {"LogicalOr", "Or", "OR"}},
+    {"logical_xor", OpId::kLogicalXor, Accepts::kAll, false, {"LogicalXor", "Xor", "XOR"}},
+    {"bitwise_and", OpId::kBitwiseAnd, Accepts::kIntegersBool, false,
+     {"BitwiseAnd", "BitwiseAnd", ""}},
+    {"bitwise_or", OpId::kBitwiseOr, Accepts::kIntegersBool, false,
+     {"BitwiseOr", "BitwiseOr", ""}},
+    {"bitwise_xor", OpId::kBitwiseXor, Accepts::kIntegersBool, false,
+     {"BitwiseXor", "BitwiseXor", ""}},
+    {"equal", OpId::kEqual, Accepts::kAll, false, {"Equal", "Equal", "EQUAL"}},
+    {"not_equal", OpId::kNotEqual, Accepts::kAll, false, {"NotEqual", "", ""}},
+    {"greater", OpId::kGreater, Accepts::kAll, false, {"Greater", "Greater", "GREATER"}},
+    {"greater_equal", OpId::kGreaterEqual, Accepts::kAll, false,
+     {"GreaterEqual", "GreaterOrEqual", ""}},
+    {"less", OpId::kLess, Accepts::kAll, false, {"Less", "Less", "LESS"}},
+    {"less_equal", OpId::kLessEqual, Accepts::kAll, false, {"LessEqual", "LessOrEqual", ""}},
 };
 
 inline const FunctionInfo* FindFunction(const char* name) {

@@ -73,6 +73,27 @@ py::tuple FunctionTable() {
     row["compute_bound"] = t.compute_bound;
     row["accepts"] = AcceptsName(f.accepts);
     row["pythondiv"] = f.pythondiv;
+    row["openvino"] = f.engines.openvino;
+    row["onnx"] = f.engines.onnx;
+    row["tensorrt"] = f.engines.tensorrt;
+    rows.append(row);
+  }
+  return py::tuple(rows);
+}
+
+// The dtypes eltwise computes in, one dict per row of the dtype table
+// (core/dtype.h), in table order; `available` is false where the dtype's
+// module did not import.
+py::tuple DTypeTable() {
+  py::list rows;
+  for (int i = 0; i < kNumDTypes; ++i) {
+    const DTypeTraits& t = kDTypeTraits[i];
+    py::dict row;
+    row["name"] = t.name;
+    row["itemsize"] = t.item_size;
+    row["category"] = CategoryName(t.category);
+    row["source"] = SourceName(t.source);
+    row["available"] = HasDType(static_cast<DType>(i));
     rows.append(row);
   }
   return py::tuple(rows);
@@ -176,13 +197,15 @@ void SetResultPoolLimitChecked(const py::object& n) {
 PYBIND11_MODULE(_eltwise, m) {
   using namespace eltwise;
   if (_import_array() < 0 || _import_umath() < 0) throw py::error_already_set();
-  InitBFloat16();
+  InitDTypes();
   if (!InitArguments() || !InitFunctionType()) throw py::error_already_set();
   m.attr("__version__") = ELTWISE_VERSION;
   m.attr("HIGHWAY_VERSION") = HighwayVersion();
   m.def("_make_function", &MakeFunction, py::arg("name"), py::arg("doc"), py::arg("twin"));
   m.def("_function_table", &FunctionTable,
         "The public functions and their ops' traits, one dict per function, in table order.");
+  m.def("_dtype_table", &DTypeTable,
+        "The dtypes eltwise computes in and their traits, one dict per dtype, in table order.");
   m.def("_make_ufunc", &MakeUfunc, py::arg("name"), py::arg("twin_name"), py::arg("doc"),
         py::arg("truncate"));
   m.def("_set_delegate", [](const py::object& fn) { SetDelegate(fn.ptr()); });

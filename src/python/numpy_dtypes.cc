@@ -3,52 +3,85 @@
 namespace eltwise {
 namespace {
 
-int g_bfloat16_num = -2;  // ml_dtypes.bfloat16's type number; -2: absent
+constexpr int kAbsent = -2;
+// Each dtype row's NumPy type number, kAbsent where its module or attribute
+// is missing (eltwise then does not take that dtype). Filled by InitDTypes.
+int g_type_num[kNumDTypes];
+// For each builtin NumPy type number, the row eltwise computes it in, or -1.
+// By kind and size, not by number: NumPy's long and longlong are both int64.
+int g_builtin_row[NPY_NTYPES_LEGACY];
 
-constexpr int kNpyTypes[kNumDTypes] = {
-    NPY_BOOL, NPY_INT8, NPY_INT16, NPY_INT32, NPY_INT64, NPY_UINT8, NPY_UINT16,
-    NPY_UINT32, NPY_UINT64, NPY_HALF, -1 /* bfloat16 */, NPY_FLOAT32, NPY_FLOAT64};
+char KindChar(DCategory c) {
+  switch (c) {
+    case DCategory::kBool: return 'b';
+    case DCategory::kSigned: return 'i';
+    case DCategory::kUnsigned: return 'u';
+    default: return 'f';
+  }
+}
+
+// The dtype object that names row `t` (a new reference), or nullptr.
+PyObject* DTypeSpec(const DTypeTraits& t, Ref* ml_dtypes) {
+  if (t.source == DSource::kNumpy) return PyUnicode_FromString(t.name);
+  if (!*ml_dtypes) ml_dtypes->reset(PyImport_ImportModule("ml_dtypes"));
+  return *ml_dtypes ? PyObject_GetAttrString(ml_dtypes->get(), t.name) : nullptr;
+}
 
 }  // namespace
 
-void InitBFloat16() {
-  Ref ml(PyImport_ImportModule("ml_dtypes"));
-  Ref bf16(ml ? PyObject_GetAttrString(ml.get(), "bfloat16") : nullptr);
-  PyArray_Descr* d = nullptr;
-  if (bf16 && PyArray_DescrConverter(bf16.get(), &d)) {
-    g_bfloat16_num = d->type_num;
+void InitDTypes() {
+  Ref ml_dtypes;
+  for (int i = 0; i < kNumDTypes; ++i) {
+    g_type_num[i] = kAbsent;
+    Ref spec(DTypeSpec(kDTypeTraits[i], &ml_dtypes));
+    PyArray_Descr* d = nullptr;
+    if (spec && PyArray_DescrConverter(spec.get(), &d)) {
+      g_type_num[i] = d->type_num;
+      Py_DECREF(d);
+    }
+    PyErr_Clear();
+  }
+  for (int n = 0; n < NPY_NTYPES_LEGACY; ++n) {
+    g_builtin_row[n] = -1;
+    PyArray_Descr* d = PyArray_DescrFromType(n);
+    if (!d) { PyErr_Clear(); continue; }
+    for (int i = 0; i < kNumDTypes; ++i) {
+      const DTypeTraits& t = kDTypeTraits[i];
+      if (t.source == DSource::kNumpy && KindChar(t.category) == d->kind &&
+          static_cast<npy_intp>(t.item_size) == PyDataType_ELSIZE(d)) {
+        g_builtin_row[n] = i;
+      }
+    }
     Py_DECREF(d);
   }
-  PyErr_Clear();
 }
 
 bool ToDType(PyArray_Descr* d, DType* out) {
-  if (d->type_num == g_bfloat16_num) { *out = DType::kBF16; return true; }
-  // Built-in numeric types only: a user dtype of kind 'f' (float8, say) is not ours.
-  if (d->type_num >= NPY_NTYPES_LEGACY) return false;
-  const npy_intp size = PyDataType_ELSIZE(d);
-  switch (d->kind) {
-    case 'b': *out = DType::kBool; return true;
-    case 'i': case 'u': {
-      const int base = d->kind == 'i' ? static_cast<int>(DType::kI8) : static_cast<int>(DType::kU8);
-      const int step = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
-      if (step < 0) return false;
-      *out = static_cast<DType>(base + step);
-      return true;
+  const int n = d->type_num;
+  int row = -1;
+  if (n >= 0 && n < NPY_NTYPES_LEGACY) {
+    row = g_builtin_row[n];
+  } else {
+    for (int i = 0; i < kNumDTypes; ++i) {
+      if (kDTypeTraits[i].source != DSource::kNumpy && g_type_num[i] == n) row = i;
     }
-    case 'f':
-      if (size == 2) { *out = DType::kF16; return true; }
-      if (size == 4) { *out = DType::kF32; return true; }
-      if (size == 8) { *out = DType::kF64; return true; }
-      return false;
-    default:
-      return false;
   }
+  if (row < 0) return false;
+  *out = static_cast<DType>(row);
+  return true;
 }
 
+bool HasDType(DType t) { return g_type_num[static_cast<int>(t)] != kAbsent; }
+
+int TypeNum(DType t) { return g_type_num[static_cast<int>(t)]; }
+
 PyArray_Descr* DescrOf(DType t) {
-  const int num = t == DType::kBF16 ? g_bfloat16_num : kNpyTypes[static_cast<int>(t)];
-  return PyArray_DescrFromType(num);
+  if (!HasDType(t)) {
+    PyErr_Format(PyExc_TypeError, "dtype %s is unavailable (its module did not import)",
+                 Traits(t).name);
+    return nullptr;
+  }
+  return PyArray_DescrFromType(g_type_num[static_cast<int>(t)]);
 }
 
 PyObject* TypeErrorDType(const FunctionInfo& f, PyArray_Descr* d) {

@@ -39,14 +39,22 @@ class Ref {
   PyObject* p_ = nullptr;
 };
 
-// Looks up ml_dtypes.bfloat16's type number (once, at import). Without
-// ml_dtypes, bfloat16 is simply not supported.
-void InitBFloat16();
+// Looks up the NumPy type number of every row of the dtype table
+// (core/dtype.h), once, at import. A row whose module does not import
+// (ml_dtypes' bfloat16 without ml_dtypes) is simply not supported.
+void InitDTypes();
+
+// Whether the dtype of row t was found at import.
+bool HasDType(DType t);
+
+// The NumPy type number of t; negative when !HasDType(t).
+int TypeNum(DType t);
 
 // The DType of a NumPy dtype, or false if eltwise does not compute in it.
 bool ToDType(PyArray_Descr* d, DType* out);
 
-// The NumPy dtype of t (a new reference).
+// The NumPy dtype of t (a new reference); a TypeError and nullptr when
+// !HasDType(t).
 PyArray_Descr* DescrOf(DType t);
 
 // Raises "eltwise.<f> does not support dtype <d>" (TypeError); returns nullptr.

@@ -6,16 +6,15 @@
 namespace eltwise {
 namespace {
 
+// The values of integer dtype t: [lo, hi], from its bits and signedness.
 void RangeOf(DType t, long long* lo, unsigned long long* hi) {
-  switch (t) {
-    case DType::kI8: *lo = INT8_MIN; *hi = INT8_MAX; return;
-    case DType::kI16: *lo = INT16_MIN; *hi = INT16_MAX; return;
-    case DType::kI32: *lo = INT32_MIN; *hi = INT32_MAX; return;
-    case DType::kI64: *lo = INT64_MIN; *hi = INT64_MAX; return;
-    case DType::kU8: *lo = 0; *hi = UINT8_MAX; return;
-    case DType::kU16: *lo = 0; *hi = UINT16_MAX; return;
-    case DType::kU32: *lo = 0; *hi = UINT32_MAX; return;
-    default: *lo = 0; *hi = UINT64_MAX; return;
+  const int bits = static_cast<int>(8 * ItemSize(t));
+  if (IsSignedInt(t)) {
+    *hi = (1ull << (bits - 1)) - 1;
+    *lo = -static_cast<long long>(*hi) - 1;
+  } else {
+    *lo = 0;
+    *hi = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
   }
 }
 
@@ -55,14 +54,10 @@ void StoreInt(PyObject* v, DType t, void* dst) {
   }
   const long long s = PyLong_AsLongLong(v);
   switch (t) {
-    case DType::kI8: Put(static_cast<int8_t>(s), dst); break;
-    case DType::kI16: Put(static_cast<int16_t>(s), dst); break;
-    case DType::kI32: Put(static_cast<int32_t>(s), dst); break;
-    case DType::kI64: Put(static_cast<int64_t>(s), dst); break;
-    case DType::kU8: Put(static_cast<uint8_t>(s), dst); break;
-    case DType::kU16: Put(static_cast<uint16_t>(s), dst); break;
-    case DType::kU32: Put(static_cast<uint32_t>(s), dst); break;
-    default: break;
+#define ELTWISE_STORE_INT(id, storage, ...) \
+  case DType::k##id: Put(static_cast<storage>(s), dst); break;
+    ELTWISE_DTYPES(ELTWISE_STORE_INT)
+#undef ELTWISE_STORE_INT
   }
 }
 

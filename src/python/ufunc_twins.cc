@@ -440,14 +440,25 @@ const char* CastingName(NPY_CASTING casting) {
   }
 }
 
-// The NumPy types of the builtin dtypes, in NumPy's loop order (a loop is
-// chosen by the first whose inputs the operands cast to safely).
-constexpr int kBuiltinOrder[] = {NPY_BOOL,  NPY_INT8,   NPY_UINT8,  NPY_INT16,  NPY_UINT16,
-                                 NPY_INT32, NPY_UINT32, NPY_INT64,  NPY_UINT64, NPY_HALF,
-                                 NPY_FLOAT32, NPY_FLOAT64};
-constexpr DType kBuiltinDTypes[] = {DType::kBool, DType::kI8,  DType::kU8,  DType::kI16,
-                                    DType::kU16,  DType::kI32, DType::kU32, DType::kI64,
-                                    DType::kU64,  DType::kF16, DType::kF32, DType::kF64};
+// NumPy's builtin dtypes of the dtype table, in NumPy's loop order: bool,
+// the integers by size (signed before unsigned), then the floats by size. A
+// loop is chosen by the first whose inputs the operands cast to safely, so
+// uint8 must come before int16 for uint8 with bool to stay uint8.
+std::vector<DType> BuiltinLoopOrder() {
+  const auto rank = [](DType t) {
+    const DTypeTraits& r = Traits(t);
+    const int group = r.category == DCategory::kBool ? 0 : IsFloat(t) ? 2 : 1;
+    return group * 64 + static_cast<int>(r.item_size) * 2 +
+           (r.category == DCategory::kUnsigned ? 1 : 0);
+  };
+  std::vector<DType> order;
+  for (int i = 0; i < kNumDTypes; ++i) {
+    if (kDTypeTraits[i].source == DSource::kNumpy) order.push_back(static_cast<DType>(i));
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](DType a, DType b) { return rank(a) < rank(b); });
+  return order;
+}
 
 bool AcceptsDType(const FunctionInfo& f, DType t) {
   switch (f.accepts) {
@@ -566,9 +577,10 @@ PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc
                                      static_cast<char>(out)});
   };
   const bool mixed_sign = f.op == OpId::kDivide || IsComparison(f.op);
-  for (size_t i = 0; i < sizeof(kBuiltinOrder) / sizeof(int); ++i) {
-    const DType dt = kBuiltinDTypes[i];
-    if (dt == DType::kF16 && mixed_sign && AcceptsDType(f, DType::kI64)) {
+  bool mixed_sign_added = false;
+  for (const DType dt : BuiltinLoopOrder()) {
+    if (IsFloat(dt) && !mixed_sign_added && mixed_sign && AcceptsDType(f, DType::kI64)) {
+      mixed_sign_added = true;
       // After every integer loop, before the floats: int64 with uint64.
       // Division runs the float64 rows on the converted operands.
       const int out = bool_result ? NPY_BOOL : NPY_FLOAT64;
@@ -579,7 +591,7 @@ PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc
       add(&MixedSignLoop<false>, NPY_UINT64, NPY_INT64, out, d);
     }
     if (!AcceptsDType(f, dt)) continue;
-    const int npy = kBuiltinOrder[i];
+    const int npy = TypeNum(dt);
     add(&KernelLoop, npy, npy, bool_result ? NPY_BOOL : npy, {TwinOp(f, dt, truncate), dt});
   }
   for (LoopData& d : t->loops) t->data.push_back(&d);
