@@ -1,4 +1,5 @@
-"""The examples in every docstring and in the README run and print what they show."""
+"""The examples in every docstring, in the README and on the documentation's pages run
+and print what they show."""
 
 import doctest
 import pathlib
@@ -10,7 +11,11 @@ import pytest
 import eltwise
 from eltwise._docs import DOCS
 
-README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+# Every page with examples; test_every_page_with_examples_is_run keeps the list whole.
+PAGES = [README] + [ROOT / "docs" / name for name in
+                    ("index.md", "semantics.md", "ufuncs.md")]
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 
@@ -31,10 +36,20 @@ def test_docstring_examples(name):
         assert DOCS[name].strip() in getattr(eltwise, name).__doc__
 
 
-@pytest.mark.parametrize("path", [README, README.parent / "docs" / "semantics.md"],
-                         ids=lambda p: p.name)
+def examples(path):
+    """The ``>>>`` blocks of a Markdown file's python fences, joined."""
+    blocks = re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
+    return "\n".join(b for b in blocks if ">>>" in b)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
 def test_markdown_examples(path):
-    blocks = re.findall(r"```python\n(.*?)```", path.read_text(), re.S)
-    text = "\n".join(b for b in blocks if ">>>" in b)
+    text = examples(path)
     assert text
     run_examples(text, path.name)
+
+
+def test_every_page_with_examples_is_run():
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    assert pages
+    assert [p for p in pages if ">>>" in p.read_text(encoding="utf-8")] == sorted(PAGES[1:])
