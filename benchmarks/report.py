@@ -92,6 +92,12 @@ def _speedup_cell(rec, peer):
     return f"{fmt_ratio(r)}{mark}{flag}"
 
 
+def _row(*cells):
+    """One Markdown table row; a "|" inside a cell (the operand kinds' "[|x|<=1e12,
+    d 1..8]") is escaped, else it would split the cell."""
+    return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+
 def _grid(records, cell):
     """A Markdown table: one row per (op, dtype), one column per case;
     cell(record or None) gives each entry."""
@@ -101,7 +107,7 @@ def _grid(records, cell):
            "|---|---|" + "---:|" * len(cols)]
     for op, dt in rows:
         cells = [cell(idx.get((op, dt, c))) for c in cols]
-        out.append(f"| {op} | {dt} | " + " | ".join(cells) + " |")
+        out.append(_row(op, dt, *cells))
     return "\n".join(out)
 
 
@@ -146,11 +152,11 @@ def fresh_vs_out_table(records, meta):
         e, o = r["libs"]["eltwise"], r["libs"][OUT_LIB]
         if "median_s" not in e:
             continue
-        out.append(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r.get('threads', 1)} | "
-                   f"{fmt_time(e['median_s'])} | {fmt_time(o['median_s'])} | "
-                   f"{e['median_s'] / o['median_s']:.2f} | "
-                   f"{e['gbps']:.1f} ({100 * e['gbps'] / roof2:.0f}%) | "
-                   f"{o['gbps']:.1f} ({100 * o['gbps'] / roof2:.0f}%) |")
+        out.append(_row(r["op"], r["dtype"], r["shape"], r.get("threads", 1),
+                        fmt_time(e["median_s"]), fmt_time(o["median_s"]),
+                        f"{e['median_s'] / o['median_s']:.2f}",
+                        f"{e['gbps']:.1f} ({100 * e['gbps'] / roof2:.0f}%)",
+                        f"{o['gbps']:.1f} ({100 * o['gbps'] / roof2:.0f}%)"))
     return "\n".join(out)
 
 
@@ -165,8 +171,8 @@ def all_figures_table(records, libs):
         times = [fmt_time(r["libs"].get(n, {}).get("median_s")) if n in r["libs"] else ""
                  for n in names]
         gb = f"{e['gbps']:.2f}" if "gbps" in e else SKIP
-        out.append(f"| {r['op']} | {r['dtype']} | {r['shape']} | {r.get('threads', 1)} | "
-                   f"{r['n_out']} | {check} | " + " | ".join(times) + f" | {gb} |")
+        out.append(_row(r["op"], r["dtype"], r["shape"], r.get("threads", 1), r["n_out"],
+                        check, *times, gb))
     return "\n".join(out)
 
 
@@ -316,7 +322,7 @@ def goals_table(meta, records, libs):
     out = ["| goal | measured | met |", "|---|---|---|"]
     for goal, measured, met in goals(meta, records, libs):
         mark = "not measured" if met is None else ("met" if met else "**not met**")
-        out.append(f"| {goal} | {measured} | {mark} |")
+        out.append(_row(goal, measured, mark))
     return "\n".join(out)
 
 

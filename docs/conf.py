@@ -4,8 +4,8 @@ Build it from the repository root with ``make docs``, or with
 ``python -m sphinx -W --keep-going -b html docs build/docs/html``. It imports the
 installed ``eltwise`` (autodoc reads the docstrings; the broadcasting tables and
 diagrams are computed by running it) and needs no network: no intersphinx, and a
-theme whose assets ship in its package. The README's sections are included at
-build time (``readme-section`` in ``_ext/eltwise_docs.py``), never copied.
+theme whose assets ship in its package. The pages here are the manual's sources;
+the README is the project's front page and links to them.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ root_doc = "index"
 exclude_patterns = ["_ext"]
 templates_path: list[str] = []
 
-# MyST: the README is GitHub-flavoured Markdown (tables are on by default).
+# MyST: the pages are GitHub-flavoured Markdown (tables are on by default); headings
+# get anchors to level 3, so [text](semantics.md#runtime) links a section.
 myst_heading_anchors = 3
 highlight_language = "none"  # fences without a language (shell lines, the source tree)
 myst_enable_extensions = ["colon_fence"]

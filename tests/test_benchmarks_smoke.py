@@ -4,6 +4,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -86,3 +87,22 @@ def test_report_has_goals_and_tables(quick_run):
     if importlib.util.find_spec("matplotlib") is not None:
         assert (out / "speedup.png").stat().st_size > 0
         assert (out / "sweep.png").stat().st_size > 0
+
+
+def test_report_tables_escape_pipes_in_cells(monkeypatch):
+    """An operand kind such as "[|x|<=1e12, d 1..8]" stays one cell of a Markdown row,
+    as docs/benchmarks/results.md (written by the report) shows it."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks import report
+
+    op = "mod [|x|<=1e12, d 1..8]"
+    records = [{"op": op, "dtype": "int64", "shape_kind": kind, "libs": {}}
+               for kind in ("n=10", "n=1e3")]
+    table = report._grid(records, lambda rec: "1.5")
+    header, rule, row = table.splitlines()
+    cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
+    assert cells == [op.replace("|", "\\|"), "int64", "1.5", "1.5"]
+    assert len(cells) == len(re.split(r"(?<!\\)\|", header)[1:-1])
+    md = (ROOT / "docs" / "benchmarks" / "results.md").read_text(encoding="utf-8")
+    assert "| mod [\\|x\\|<=1e12, d 1..8] | int64 |" in md
+    assert "[|x|" not in "".join(line for line in md.splitlines() if line.startswith("|"))

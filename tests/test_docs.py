@@ -1,4 +1,5 @@
-"""The examples in every docstring and in the README run and print what they show."""
+"""The examples in every docstring, in the README and on the documentation's pages run
+and print what they show."""
 
 import doctest
 import pathlib
@@ -9,8 +10,13 @@ import pytest
 
 import eltwise
 from eltwise._docs import DOCS
+from eltwise._names import FUNCTION_TABLE
 
-README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+# Every page with examples; test_every_page_with_examples_is_run keeps the list whole.
+PAGES = [README] + [ROOT / "docs" / name for name in
+                    ("index.md", "semantics.md", "ufuncs.md")]
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 
@@ -31,10 +37,31 @@ def test_docstring_examples(name):
         assert DOCS[name].strip() in getattr(eltwise, name).__doc__
 
 
-@pytest.mark.parametrize("path", [README, README.parent / "docs" / "semantics.md"],
-                         ids=lambda p: p.name)
+def examples(path):
+    """The ``>>>`` blocks of a Markdown file's python fences, joined."""
+    blocks = re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
+    return "\n".join(b for b in blocks if ">>>" in b)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
 def test_markdown_examples(path):
-    blocks = re.findall(r"```python\n(.*?)```", path.read_text(), re.S)
-    text = "\n".join(b for b in blocks if ">>>" in b)
+    text = examples(path)
     assert text
     run_examples(text, path.name)
+
+
+def test_every_page_with_examples_is_run():
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    assert pages
+    assert [p for p in pages if ">>>" in p.read_text(encoding="utf-8")] == sorted(PAGES[1:])
+
+
+@pytest.mark.parametrize("row", FUNCTION_TABLE, ids=[r["name"] for r in FUNCTION_TABLE])
+def test_docstring_counterparts_are_the_tables_engine_names(row):
+    """Each docstring's "Counterparts:" sentence names the function table's engines."""
+    doc = " ".join(getattr(eltwise, row["name"]).__doc__.split())
+    sentence = doc[doc.index("Counterparts: "):].split(". ")[0]
+    for engine in ("openvino", "onnx", "tensorrt"):
+        op = row[engine].partition(" ")[0]
+        label = {"openvino": "OpenVINO", "onnx": "ONNX", "tensorrt": "TensorRT"}[engine]
+        assert (f"{label} ``{op}``" in sentence) == bool(op), (label, sentence)

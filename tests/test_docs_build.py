@@ -1,8 +1,9 @@
-"""The documentation site builds with no warning, and shows what it should.
+"""The documentation site builds with no warning, and shows what it should; the
+README, the front page, agrees with the pages and the op table it summarizes.
 
 The build is ``make docs``'s: ``python -m sphinx -W --keep-going -b html docs ...``,
 here into a temporary directory. It needs the ``docs`` extra (part of ``test``);
-without Sphinx the build test is skipped.
+without Sphinx these tests are skipped.
 """
 
 import html
@@ -16,9 +17,11 @@ import sys
 import pytest
 
 import eltwise
+from eltwise._names import FUNCTION_NAMES, FUNCTION_TABLE
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
+REPO_URL = "https://github.com/eltwise/eltwise"
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("sphinx") is None,
@@ -59,18 +62,21 @@ def test_every_public_name_has_an_entry(site):
     assert "Parameters" in api and "Examples" in api
 
 
-def test_pages_include_the_readme(site):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    # One distinctive sentence per included section, taken from the README
-    # itself so the test follows it: the first words of each section's first
-    # paragraph must appear on the page that includes it.
-    sections = {"Quick start": "index.html", "Usage": "index.html",
-                "Functions": "engines.html", "Benchmarks": "benchmarks.html"}
-    for title, name in sections.items():
-        body = readme.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
-        words = first_prose_words(body)
-        text = html.unescape(re.sub(r"<[^>]+>", "", page(site, name)))
-        assert words in " ".join(text.replace("\u2019", "'").split()), (title, words)
+def text_of(html_page):
+    """A rendered page's text, tags removed, white space folded."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", html_page))
+    return " ".join(text.replace("\u2019", "'").split())
+
+
+def test_every_page_renders_its_own_source(site):
+    """docs/*.md are the sources: each page's first paragraph is on its rendered page."""
+    pages = sorted(DOCS.glob("*.md"))
+    assert {p.stem for p in pages} >= {"index", "semantics", "engines", "broadcasting",
+                                       "ufuncs", "dask", "benchmarks", "development"}
+    for source in pages:
+        markdown = source.read_text(encoding="utf-8")
+        body = markdown.split("\n", 1)[1]  # after the title
+        assert first_prose_words(body) in text_of(page(site, f"{source.stem}.html")), source.name
 
 
 def test_semantics_page_is_the_contract(site):
@@ -112,35 +118,123 @@ def test_engine_mapping_and_benchmarks(site):
     assert (site / "_images" / "speedup.png").exists()
     assert (site / "benchmarks" / "results.html").exists()
     assert 'href="benchmarks/results.html"' in bench
+    # The goals, the 1-thread speedup table and the roofline come from the report.
+    report = (DOCS / "benchmarks" / "results.md").read_text(encoding="utf-8")
+    text = text_of(bench)
+    geomean = re.search(r"Geometric mean over these cells: \*\*([\d.]+x)\*\*", report)[1]
+    assert f"Geometric mean over these cells: {geomean}" in text
+    assert "every cell >= 1.0x NumPy" in text and "np.copyto" in text
+    assert text.count("divide(trunc) [|x|<=1e12, d 1..8]") == 2  # int64 and uint64 rows
 
 
-def test_readme_sections_are_found_outside_code_blocks(tmp_path, monkeypatch):
+def test_function_page_is_the_op_table(site):
+    """engines.html's function table: one row per op-table row, in its order, with
+    the names each docstring states."""
+    engines = page(site, "engines.html")
+    table = re.search(r"<table.*?</table>", engines, re.S)[0]  # the first: the functions
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)[1:]
+    cells = [[text_of(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)] for r in rows]
+    assert [c[0] for c in cells] == list(FUNCTION_NAMES)
+    by_name = {c[0]: c for c in cells}
+    assert by_name["divide"][1:5] == ["division", "Divide", "Div", "DIV"]
+    assert by_name["mod"][1:5] == by_name["remainder"][1:5] == [
+        "division", "FloorMod", "Mod with fmod=0", "—"]
+    assert by_name["not_equal"][2:5] == ["NotEqual", "—", "—"]
+    for row in FUNCTION_TABLE:
+        assert by_name[row["name"]][-1].startswith("bool" if row["bool_result"] else "common")
+
+
+def _markdown_table(text, header):
+    """The lines of the Markdown table whose header line starts with `header`."""
+    start = text.index(header)
+    lines = text[start:].splitlines()
+    return lines[:next(i for i, line in enumerate(lines) if not line.startswith("|"))]
+
+
+def test_readme_function_table_is_the_op_table(monkeypatch):
+    """The README's table is what the op table and the docstrings give
+    (print it with ``python docs/_ext/eltwise_docs.py``)."""
     monkeypatch.syspath_prepend(str(DOCS / "_ext"))
     import eltwise_docs
 
-    text = ("# title\nintro\n## A\n```python\n# not a heading\n## nor this\n```\n"
-            "a [link](docs/benchmarks/results.md) ![p](docs/benchmarks/speedup.png)\n"
-            "### Sub\n**One** x\n\n**Two** y\n## B\nb [lic](LICENSE)\n")
-    sections = eltwise_docs.readme_sections(text)
-    assert list(sections) == ["(preamble)", "A", "B"]
-    assert sections["(preamble)"] == ["intro"]
-    assert "## nor this" in sections["A"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = _markdown_table(readme, "| function | OpenVINO |")
+    assert "\n".join(table) + "\n" == eltwise_docs.readme_function_table()
+    # On its own: every function of the table, once, in the table's order.
+    names = re.findall(r"`(\w+)`", " ".join(line.split(" | ")[0] for line in table[2:]))
+    assert names == list(FUNCTION_NAMES)
 
-    readme = tmp_path / "README.md"
-    readme.write_text(text)
-    monkeypatch.setattr(eltwise_docs, "README", readme)
-    a = eltwise_docs.render_section("A", {}, DOCS)
-    assert a.startswith("```python\n# not a heading\n## nor this\n```")  # code untouched
-    assert "[link](benchmarks/results.md)" in a and "![p](benchmarks/speedup.png)" in a
-    assert "\n## Sub\n" in a  # moved up a level: the page's title stands for "## A"
-    kept = eltwise_docs.render_section("A", {"heading-level": "2"}, DOCS)
-    assert kept.startswith("## A\n") and "\n### Sub\n" in kept
-    assert eltwise_docs.render_section("A", {"paragraph": "Two"}, DOCS) == "**Two** y\n"
-    with pytest.raises(KeyError):
-        eltwise_docs.render_section("C", {}, DOCS)
 
-    url = "https://example.test/r"
-    assert eltwise_docs._rewrite_link("LICENSE", DOCS, url) == f"{url}/blob/main/LICENSE"
-    assert eltwise_docs._rewrite_link(
-        f"{url}/blob/main/docs/benchmarks/speedup.png", DOCS, url) == "benchmarks/speedup.png"
-    assert eltwise_docs._rewrite_link("https://numpy.org", DOCS, url) == "https://numpy.org"
+def test_elementwise_names_are_the_op_members():
+    engines = (DOCS / "engines.md").read_text(encoding="utf-8")
+    listed = re.search(r"from TensorRT's list \(`([A-Z_ ]+?)`", " ".join(engines.split()))[1]
+    assert listed.split() == [m.name for m in eltwise.Op]
+
+
+def peer_geomeans(report):
+    """(library, version, 1-thread geomean, 2-thread geomean) per library, in the
+    report's order, from its "Geometric mean" lines."""
+    found = {}
+    for lib, version, threads, body in re.findall(
+            r"^## Speedup of eltwise over (\S+)( [^,]+)?, (\d+) threads?\n(.*?)(?=^## )",
+            report, re.M | re.S):
+        value = re.search(r"^Geometric mean over [^*]*\*\*([\d.]+x)\*\*", body, re.M)[1]
+        found.setdefault((lib.lower(), version.strip()), {})[int(threads)] = value
+    return [(lib, version, v[1], v[2]) for (lib, version), v in found.items()]
+
+
+PEER_LIBRARY = {"PyTorch": "torch", "ONNX Runtime": "onnxruntime"}
+
+
+@pytest.mark.parametrize("source", ["README.md", "docs/benchmarks.md"])
+def test_speed_table_is_the_report(source):
+    """The one speed table (README and benchmarks page) is the report's geometric means."""
+    report = (DOCS / "benchmarks" / "results.md").read_text(encoding="utf-8")
+    want = peer_geomeans(report)
+    assert [w[0] for w in want][:2] == ["numpy", "torch"] and len(want) >= 3
+    table = _markdown_table((ROOT / source).read_text(encoding="utf-8"), "| peer | 1 thread |")
+    got = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
+    assert len(got) == len(want)
+    for (peer, one, two), (lib, version, want_one, want_two) in zip(got, want):
+        name, _, peer_version = re.sub(r" \(CPU\)$", "", peer).rpartition(" ")
+        if not name:
+            name, peer_version = peer_version, ""
+        assert PEER_LIBRARY.get(name, name.lower()) == lib, (peer, lib)
+        assert version.startswith(peer_version), (peer, version)
+        assert (one, two) == (want_one, want_two), peer
+
+
+def test_readme_links_into_the_docs():
+    """The README links each page of the manual; every link into the repository names
+    a file that exists, and a #fragment a heading of it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\((https://[^)\s]+)\)", readme)  # inline
+    definitions = dict(re.findall(r"^\[([^\]]+)\]: (\S+)$", readme, re.M))
+    links += definitions.values()
+    used = {m.lower() for m in re.findall(r"\]\[([^\]]+)\]", readme)}
+    assert used == {d.lower() for d in definitions}, "reference links and definitions differ"
+    pattern = re.compile(
+        rf"(?:{re.escape(REPO_URL)}/(?:blob|tree)/main/|"
+        r"https://raw\.githubusercontent\.com/eltwise/eltwise/main/)([^#]*)(?:#(.+))?$")
+    local = [m.groups() for m in map(pattern.match, links) if m]
+    assert len(local) >= 10
+    for path, fragment in local:
+        target = ROOT / path
+        assert target.exists(), path
+        if fragment:
+            headings = re.findall(r"^#+ (.+)$", target.read_text(encoding="utf-8"), re.M)
+            slugs = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+            assert fragment in slugs, (path, fragment)
+    linked = {path for path, _ in local}
+    for name in ("semantics", "engines", "broadcasting", "ufuncs", "dask", "benchmarks",
+                 "development"):
+        assert f"docs/{name}.md" in linked, name
+    assert "docs/benchmarks/speedup.png" in linked
+
+
+def test_readme_intro_is_the_docs_front_page():
+    """The README's opening paragraph (what eltwise is) is the site's front page's."""
+    def intro(path):
+        return path.read_text(encoding="utf-8").split("\n\n", 2)[1]
+    assert intro(ROOT / "README.md").startswith("Element-wise binary operations")
+    assert intro(ROOT / "README.md") == intro(DOCS / "index.md")

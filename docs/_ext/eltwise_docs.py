@@ -1,24 +1,7 @@
-"""Sphinx extension for eltwise's documentation: the README included by section,
-and tables and diagrams computed by running eltwise at build time.
-
-``readme-section``
-    A MyST fence, replaced before parsing by one ``## `` section of the
-    repository's README.md, so the site follows the README as it changes::
-
-        ```{readme-section} Semantics
-        :heading-level: 2
-        :paragraph: Broadcasting
-        ```
-
-    The argument is the section's heading (``(preamble)``: the text between the
-    title and the first section). Without ``:heading-level:`` the heading is left
-    out and the section's sub-headings move up one level (the page's own title
-    stands for it); with it, the heading is kept at that level. ``:paragraph:``
-    keeps only the paragraph that starts with that bold word. Links relative to
-    the repository root are made relative to the page when they point into
-    ``docs/``, else into the repository's ``Source`` URL (pyproject.toml); links
-    into ``docs/`` on that URL become local ones. A missing section is a warning,
-    so an error under ``-W``.
+"""Sphinx extension for eltwise's documentation: tables and diagrams computed
+from eltwise itself at build time. The pages in docs/ are the sources; nothing is
+included from the README (the README's function table is checked against
+:func:`readme_function_table` by tests/test_docs_build.py).
 
 ``broadcast-table``
     A table of ``add(zeros(x1), zeros(x2), broadcast=..., axis=...)``: one case a
@@ -33,10 +16,12 @@ and tables and diagrams computed by running eltwise at build time.
     the rule) or ``numpy``. The alignment is drawn from the rule; the outcome is
     checked against eltwise.
 
-``engine-table``, ``op-table``, ``ufunc-table``
-    Per function, the OpenVINO, ONNX and TensorRT names that its docstring
-    states; TensorRT's names (``eltwise.Op``); the ufunc twins and the dtypes
-    they take.
+``function-table``, ``op-table``, ``ufunc-table``
+    One row per function of the op table (``eltwise._names.FUNCTION_TABLE``, read
+    from src/core/ops.h and src/python/functions.h), in its order: the OpenVINO,
+    ONNX and TensorRT names that the function's docstring states, the operands it
+    takes and its result dtype, from the row's traits; TensorRT's names
+    (``eltwise.Op``); the ufunc twins and the dtypes they take.
 
 ``ufunc-twins``, ``api-summary``
     (reStructuredText pages) an ``autofunction`` for every name in
@@ -50,8 +35,6 @@ warning, so the build fails when a function is added without its entry.
 from __future__ import annotations
 
 import ast
-import os
-import pathlib
 import re
 from typing import Any
 
@@ -65,167 +48,9 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 import eltwise
+from eltwise._names import FUNCTION_TABLE
 
 logger = logging.getLogger(__name__)
-
-DOCS = pathlib.Path(__file__).resolve().parents[1]
-ROOT = DOCS.parent
-README = ROOT / "README.md"
-
-# README.md sections ----------------------------------------------------------
-
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
-_LINK = re.compile(r"(!?\[(?:[^\]\\]|\\.)*\])\(\s*<?([^)\s>]+)>?(\s+\"[^\"]*\")?\s*\)")
-_DIRECTIVE = re.compile(
-    r"^```\{readme-section\}[ \t]+(?P<title>[^\n]+?)[ \t]*\n"
-    r"(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)"
-    r"```[ \t]*$",
-    re.M,
-)
-
-
-def _outside_fences(lines: list[str]):
-    """Yields (index, line, in_code) for every line, knowing fenced code blocks."""
-    fence = None
-    for i, line in enumerate(lines):
-        m = _FENCE.match(line)
-        if fence is None and m:
-            fence = m[1]
-            yield i, line, True
-        elif fence is not None:
-            if m and m[1][0] == fence[0] and len(m[1]) >= len(fence) and not line.strip()[len(m[1]):].strip():
-                fence = None
-            yield i, line, True
-        else:
-            yield i, line, False
-
-
-def readme_sections(text: str) -> dict[str, list[str]]:
-    """Maps each ``## `` heading of the README (and ``(preamble)``) to its lines,
-    the heading line first (none for the preamble)."""
-    lines = text.splitlines()
-    sections: dict[str, list[str]] = {}
-    current, start, seen_title = "(preamble)", 0, False
-    for i, line, code in _outside_fences(lines):
-        m = None if code else _HEADING.match(line)
-        if m and len(m[1]) == 1 and not seen_title:
-            seen_title, start = True, i + 1
-        elif m and len(m[1]) == 2:
-            sections[current] = lines[start:i]
-            current, start = m[2].strip(), i
-    sections[current] = lines[start:]
-    return sections
-
-
-def _source_url() -> str | None:
-    """pyproject.toml's ``[project.urls]`` Source (or Homepage), if any."""
-    try:
-        text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    urls = re.search(r"^\[project\.urls\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
-    for key in ("Source", "Homepage"):
-        m = urls and re.search(rf'^{key}\s*=\s*"([^"]+)"', urls[1], re.M)
-        if m:
-            return m[1].rstrip("/")
-    return None
-
-
-def _rewrite_link(target: str, docdir: pathlib.Path, source_url: str | None) -> str:
-    """The link `target` of the README, as seen from a page in `docdir`."""
-    if target.startswith("#"):
-        return target
-    path = None
-    if source_url and re.match(r"https?://", target):
-        # The repository's own files on its web host: local when they are in docs/.
-        m = re.match(re.escape(source_url) + r"/(?:blob|tree|raw)/[^/]+/(.+)$", target)
-        if m is None and "github.com/" in source_url:
-            owner_repo = source_url.split("github.com/", 1)[1]
-            m = re.match(r"https://raw\.githubusercontent\.com/" + re.escape(owner_repo)
-                         + r"/[^/]+/(.+)$", target)
-        if m is None:
-            return target
-        path = m[1]
-    elif re.match(r"^[a-zA-Z][\w+.-]*:", target):
-        return target
-    else:
-        path = target
-    path, _, fragment = path.partition("#")
-    local = (ROOT / path).resolve()
-    if local.is_relative_to(DOCS) and local.exists():
-        rel = os.path.relpath(local, docdir)
-    elif source_url:
-        kind = "tree" if local.is_dir() else "blob"
-        rel = f"{source_url}/{kind}/main/{pathlib.PurePosixPath(path)}"
-    else:
-        return target
-    return rel + (f"#{fragment}" if fragment else "")
-
-
-def render_section(
-    title: str, options: dict[str, str], docdir: pathlib.Path
-) -> str:
-    """The Markdown that replaces one ``readme-section`` fence."""
-    sections = readme_sections(README.read_text(encoding="utf-8"))
-    if title not in sections:
-        raise KeyError(
-            f"README.md has no section {title!r} (it has: "
-            f"{', '.join(repr(t) for t in sections)})")
-    lines = list(sections[title])
-    level = options.get("heading-level")
-    if title != "(preamble)":
-        heading, lines = lines[0], lines[1:]
-    shift = (int(level) if level else 1) - 2
-    paragraph = options.get("paragraph")
-    if paragraph:
-        start = next((i for i, line in enumerate(lines)
-                      if line.startswith(f"**{paragraph}")), None)
-        if start is None:
-            raise KeyError(f"README.md's section {title!r} has no paragraph "
-                           f"starting with **{paragraph}")
-        end = next((i for i in range(start + 1, len(lines))
-                    if lines[i].startswith("**") and not lines[i - 1].strip()), len(lines))
-        lines = lines[start:end]
-    source_url = _source_url()
-    out = []
-    if level and title != "(preamble)":
-        out.append("#" * int(level) + heading.lstrip("#"))
-    for _, line, code in _outside_fences(lines):
-        if not code:
-            m = _HEADING.match(line)
-            if m:
-                line = "#" * max(1, len(m[1]) + shift) + " " + m[2]
-            line = _LINK.sub(
-                lambda m: f"{m[1]}({_rewrite_link(m[2], docdir, source_url)}{m[3] or ''})",
-                line)
-        out.append(line)
-    return "\n".join(out).strip("\n") + "\n"
-
-
-def _substitute_readme(app: Sphinx, docname: str, source: list[str]) -> None:
-    """source-read: replaces every ``readme-section`` fence of a page."""
-    if "{readme-section}" not in source[0]:
-        return
-    app.env.note_dependency(str(README))
-    docdir = (DOCS / docname).parent
-
-    def replace(m: re.Match[str]) -> str:
-        options = dict(
-            re.match(r"\s*:([\w-]+):\s*(.*?)\s*$", line).groups()
-            for line in m["options"].splitlines() if line.strip()
-        )
-        unknown = set(options) - {"heading-level", "paragraph"}
-        try:
-            if unknown:
-                raise KeyError(f"unknown option(s) {sorted(unknown)}")
-            return render_section(m["title"], options, docdir)
-        except (KeyError, OSError) as e:
-            logger.warning("readme-section %r: %s", m["title"], e,
-                           location=docname, type="eltwise", subtype="readme")
-            return ""
-
-    source[0] = _DIRECTIVE.sub(replace, source[0])
 
 
 # Tables and pictures from eltwise itself ------------------------------------
@@ -562,36 +387,86 @@ class BroadcastDiagram(SphinxDirective):
 _ENGINES = ("OpenVINO", "ONNX", "TensorRT")
 
 
-def counterparts(doc: str) -> dict[str, str]:
-    """The engines' names that a docstring's "Counterparts:" sentence states."""
-    m = re.search(r"Counterparts:(.*?)(?:\n\n|\Z)", doc, re.S)
-    if m is None:
-        raise ValueError("no 'Counterparts:' sentence")
-    text = re.sub(r"\.( None in .*)?$", "", " ".join(m[1].split()))
+def engine_names(row: dict[str, Any]) -> dict[str, str]:
+    """The engines' names of a function-table row, as reST literals: the
+    table's ``Mod fmod=0`` (an op, then the attribute that selects the
+    behaviour) reads "``Mod`` with ``fmod=0``", as in the docstrings."""
     found = {}
-    for part in re.split(r",\s+(?=(?:%s)\s)" % "|".join(_ENGINES), text):
-        engine, _, name = part.strip().partition(" ")
-        if engine not in _ENGINES:
-            raise ValueError(f"cannot read {part!r}")
-        found[engine] = name
+    for engine in _ENGINES:
+        op, _, attribute = row[engine.lower()].partition(" ")
+        if op:
+            found[engine] = f"``{op}`` with ``{attribute}``" if attribute else f"``{op}``"
     return found
 
 
-class EngineTable(SphinxDirective):
+# What a row's ``accepts`` trait allows as operands.
+_ACCEPTS = {"all": "any supported dtype", "numeric": "any but two bools",
+            "integers_bool": "integers and bool"}
+# The kinds whose functions share one line of the README's table.
+_FAMILIES = ("extremum", "logical", "bitwise", "comparison")
+
+
+def result_dtype(row: dict[str, Any]) -> str:
+    """The result dtype of an op-table row, in words."""
+    if row["bool_result"]:
+        return "bool"
+    if row["pythondiv"]:
+        return "common (integers stay integers)"
+    if row["accepts"] == "integers_bool":
+        return "common (integers, bool)"
+    return "common"
+
+
+def function_rows() -> list[dict[str, Any]]:
+    """The function table's rows, in its order, each with ``engines``: its
+    engines' names (``engine_names``)."""
+    return [dict(row, engines=engine_names(row)) for row in FUNCTION_TABLE]
+
+
+def readme_function_table() -> str:
+    """The README's function table, as Markdown: the op table's rows in its order,
+    an alias (a row with the op of an earlier one) beside its function, and the
+    functions of one kind in ``_FAMILIES`` on one line, their names in order."""
+    groups: list[tuple[list[dict], list[dict]]] = []  # (functions, aliases)
+    for row in function_rows():
+        same_op = [g for g in groups if g[0][0]["op"] == row["op"]]
+        if same_op:
+            same_op[0][1].append(row)
+        elif groups and row["kind"] in _FAMILIES and groups[-1][0][-1]["kind"] == row["kind"]:
+            groups[-1][0].append(row)
+        else:
+            groups.append(([row], []))
+    lines = ["| function | " + " | ".join(_ENGINES) + " | result dtype |",
+             "|---|" + "---|" * len(_ENGINES) + "---|"]
+    for functions, aliases in groups:
+        names = ", ".join(f"`{r['name']}`" for r in functions)
+        if aliases:
+            names += " (alias " + ", ".join(f"`{r['name']}`" for r in aliases) + ")"
+        cells = [names]
+        for engine in _ENGINES:
+            found = [r["engines"].get(engine, "—").replace("``", "") for r in functions]
+            cells.append("—" if set(found) == {"—"} else ", ".join(found))
+        results = {result_dtype(r) for r in functions}
+        if len(results) != 1:
+            raise ValueError(f"one line, several result dtypes: {names}: {sorted(results)}")
+        cells.append(results.pop())
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+class FunctionTable(SphinxDirective):
     def run(self) -> list[nodes.Node]:
-        rows = []
-        for name in eltwise.ufunc.__all__:
-            if name not in eltwise.__all__:
-                continue
-            try:
-                names = counterparts(getattr(eltwise, name).__doc__)
-            except ValueError as e:
-                logger.warning("engine-table: eltwise.%s's docstring: %s", name, e,
-                               location=self.get_location(), type="eltwise", subtype="engines")
-                continue
-            rows.append([_func_ref(self.env, f"eltwise.{name}", name)]
-                        + [_inline(names[e]) if e in names else "—" for e in _ENGINES])
-        return [_table(["eltwise", *_ENGINES], rows)]
+        try:
+            table = function_rows()
+        except ValueError as e:
+            logger.warning("function-table: %s", e, location=self.get_location(),
+                           type="eltwise", subtype="engines")
+            return []
+        rows = [[_func_ref(self.env, f"eltwise.{r['name']}", r["name"]), r["kind"]]
+                + [_inline(r["engines"][e]) if e in r["engines"] else "—" for e in _ENGINES]
+                + [_ACCEPTS[r["accepts"]], result_dtype(r)]
+                for r in table]
+        return [_table(["function", "kind", *_ENGINES, "operands", "result"], rows)]
 
 
 class OpTable(SphinxDirective):
@@ -688,11 +563,10 @@ def _check_documented(app: Sphinx, env: Any) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.connect("source-read", _substitute_readme)
     app.connect("env-check-consistency", _check_documented)
     app.add_directive("broadcast-table", BroadcastTable)
     app.add_directive("broadcast-diagram", BroadcastDiagram)
-    app.add_directive("engine-table", EngineTable)
+    app.add_directive("function-table", FunctionTable)
     app.add_directive("op-table", OpTable)
     app.add_directive("ufunc-table", UfuncTable)
     app.add_directive("ufunc-twins", UfuncTwins)
@@ -700,3 +574,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_css_file("eltwise.css")
     return {"version": eltwise.__version__, "parallel_read_safe": True,
             "parallel_write_safe": True}
+
+
+if __name__ == "__main__":  # python docs/_ext/eltwise_docs.py: the README's function table
+    print(readme_function_table(), end="")

@@ -54,7 +54,7 @@ _eltwise._set_delegate(_delegation.call)
 
 
 class Broadcast(str, enum.Enum):
-    """Broadcast modes (docs/semantics.md, "Broadcasting"); the plain strings work too, any case.
+    """Broadcast modes (docs/semantics.md: "Broadcasting"); the plain strings work too, any case.
 
     ``Broadcast(s)`` takes the names as ``broadcast=`` does: any case, and
     ``"explicit"`` (OpenVINO's name) for NONE.
