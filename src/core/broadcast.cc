@@ -26,6 +26,7 @@ void Align(Layout& l, int ndim, int offset) {
   for (int i = 0; i < offset; ++i) l.shape[i] = 1, l.strides[i] = 0;
   for (int i = offset + old; i < ndim; ++i) l.shape[i] = 1, l.strides[i] = 0;
   l.ndim = ndim;
+  l.origin = offset;
 }
 
 bool NumpyBroadcast(Layout& a, Layout& b, int64_t* out, int* out_ndim) {
@@ -91,6 +92,12 @@ bool SizeFits(const int64_t* shape, int ndim) {
 }
 
 }  // namespace
+
+void Restride(Layout& l, const int64_t* strides) {
+  // Every axis of size 1 has stride 0 after Broadcast, and every other axis
+  // is one of the operand's own, at origin + its index.
+  for (int i = 0; i < l.ndim; ++i) l.strides[i] = l.shape[i] == 1 ? 0 : strides[i - l.origin];
+}
 
 bool Broadcast(BroadcastMode mode, int64_t axis, Layout& a, Layout& b,
                int64_t* out_shape, int* out_ndim, const char* fn, std::string* error) {

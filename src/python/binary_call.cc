@@ -27,8 +27,7 @@ namespace {
 // with uint64) are still divided as integers, as numpy.floor_divide does,
 // unless dtype= asked for a float computation.
 OpId KernelOp(const FunctionInfo& f, const Options& opt, const Operands& ops, DType compute) {
-  if (f.op != OpId::kDivide) return f.op;
-  if (IsInteger(compute)) return opt.pythondiv ? OpId::kFloorDivide : OpId::kDivide;
+  if (f.op != OpId::kDivide || IsInteger(compute)) return KernelRow(f, compute, opt.pythondiv);
   const bool integer_operands = IsInteger(ops.dt[0]) && IsInteger(ops.dt[1]) && !ops.AnyWeak();
   if (integer_operands && !opt.dtype) {
     return opt.pythondiv ? OpId::kFloorDivide : OpId::kTruncDivide;
@@ -39,10 +38,19 @@ OpId KernelOp(const FunctionInfo& f, const Options& opt, const Operands& ops, DT
 // The layout of `a`; a weak Python scalar (nullptr) is 0-d.
 void FillLayout(PyArrayObject* a, Layout* l) {
   l->ndim = a ? PyArray_NDIM(a) : 0;
+  l->origin = 0;
   for (int i = 0; i < l->ndim; ++i) {
     l->shape[i] = PyArray_DIM(a, i);
     l->strides[i] = PyArray_STRIDE(a, i);
   }
+}
+
+// Gives `l` (broadcast from an operand) the strides of `a`, an array of that
+// operand's shape that replaced it.
+void RestrideTo(PyArrayObject* a, Layout* l) {
+  int64_t strides[kMaxDims];
+  for (int i = 0; i < PyArray_NDIM(a); ++i) strides[i] = PyArray_STRIDE(a, i);
+  Restride(*l, strides);
 }
 
 // Checks `out` against the result's shape and dtype (docs/semantics.md: "`out=`").
@@ -127,20 +135,21 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   Ref* arr = ops.arr;
   const DType result = ReturnsBool(op) ? DType::kBool : compute;
 
-  Layout la, lb;
-  int64_t shape[kMaxDims];
-  int nd = 0;
-  const auto broadcast = [&]() {
-    FillLayout(arr[0] ? arr[0].arr() : nullptr, &la);
-    FillLayout(arr[1] ? arr[1].arr() : nullptr, &lb);
-    std::string error;
-    if (Broadcast(opt.mode, opt.axis, la, lb, shape, &nd, f.name, &error)) return true;
-    PyErr_SetString(PyExc_ValueError, error.c_str());
-    return false;
-  };
   // The operands as given decide the shape and a new result's layout (NumPy's
   // order='K' reads the operands' strides, not those of converted copies).
-  if (!broadcast()) return nullptr;
+  // Broadcast once; an operand replaced later (a converted or defensive copy)
+  // gets its new strides through RestrideTo.
+  Layout la, lb;
+  Layout* layout[2] = {&la, &lb};
+  int64_t shape[kMaxDims];
+  int nd = 0;
+  FillLayout(arr[0] ? arr[0].arr() : nullptr, &la);
+  FillLayout(arr[1] ? arr[1].arr() : nullptr, &lb);
+  std::string error;
+  if (!Broadcast(opt.mode, opt.axis, la, lb, shape, &nd, f.name, &error)) {
+    PyErr_SetString(PyExc_ValueError, error.c_str());
+    return nullptr;
+  }
   int64_t kstrides[kMaxDims];
   // (A result of rank 0 or 1 is C order whatever the operands.)
   const bool permuted = !opt.out && nd >= 2 && KeepOrderStrides(shape, nd, la.strides, lb.strides,
@@ -148,7 +157,6 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
                                                      kstrides);
 
   // Operands in the compute dtype, aligned and native (copies only if not).
-  bool converted = false;
   for (int i = 0; i < 2; ++i) {
     if (!arr[i]) {  // a weak Python scalar
       // A logical op reads its truth (docs/semantics.md: "Exactness"), which a cast could lose:
@@ -170,17 +178,17 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
       }
       Py_INCREF(cdescr);
       arr[i].reset(PyArray_FromAny(value, cdescr, 0, 0, NPY_ARRAY_FORCECAST, nullptr));
+      // 0-d, as its layout: nothing to restride.
     } else {
       PyArrayObject* a = arr[i].arr();
       // Already in the compute dtype (built-in descriptors are singletons).
       if (PyArray_DESCR(a) == cdescr && PyArray_ISALIGNED(a) && PyArray_ISNOTSWAPPED(a)) continue;
       PyArrayObject* c = ConvertedOperand(a, cdescr);
-      converted |= c != arr[i].arr();
       arr[i].reset(reinterpret_cast<PyObject*>(c));
+      if (c) RestrideTo(c, layout[i]);
     }
     if (!arr[i]) return nullptr;
   }
-  if (converted && !broadcast()) return nullptr;
   Ref rdescr_ref(result == compute ? nullptr : reinterpret_cast<PyObject*>(DescrOf(result)));
   PyArray_Descr* rdescr = result == compute ? cdescr
                                             : reinterpret_cast<PyArray_Descr*>(rdescr_ref.get());
@@ -191,13 +199,10 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   bool empty = false;
   for (int i = 0; i < nd; ++i) empty |= shape[i] == 0;
   // An empty result runs no kernel: NumPy raises nothing there either.
-  if (op == OpId::kPower && IsSignedInt(compute) && !empty) {
+  if (RefusesNegativeExponents(op, compute) && !empty) {
     const int negative = AnyNegative(arr[1].arr());
     if (negative < 0) return nullptr;
-    if (negative) {
-      PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
-      return nullptr;
-    }
+    if (negative) return RaiseNegativeExponent();
   }
 
   const size_t isz = ItemSize(compute), osz = ItemSize(result);
@@ -213,15 +218,13 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   Ref target;
   bool new_pages = false;  // a fresh result on memory never touched yet
   if (direct) {
-    bool copied = false;
     for (int i = 0; i < 2; ++i) {
-      if (Overlaps(PyArray_BYTES(arr[i].arr()), i == 0 ? la : lb, isz, out)) {
+      if (Overlaps(PyArray_BYTES(arr[i].arr()), *layout[i], isz, out)) {
         arr[i].reset(PyArray_NewCopy(arr[i].arr(), NPY_KEEPORDER));
         if (!arr[i]) return nullptr;
-        copied = true;
+        RestrideTo(arr[i].arr(), layout[i]);
       }
     }
-    if (copied && !broadcast()) return nullptr;
     Py_INCREF(out);
     target.reset(reinterpret_cast<PyObject*>(out));
   } else {

@@ -71,6 +71,14 @@ inline constexpr FunctionInfo kFunctions[] = {
     {"less_equal", OpId::kLessEqual, Accepts::kAll, false, {"LessEqual", "LessOrEqual", ""}},
 };
 
+// The kernel row function f runs on dtype t: `divide` on integers floors
+// (pythondiv=True, the twin `divide`) or truncates (pythondiv=False, the twin
+// `divide_trunc`); every other function runs its own op.
+constexpr OpId KernelRow(const FunctionInfo& f, DType t, bool floor) {
+  if (f.op != OpId::kDivide || !IsInteger(t)) return f.op;
+  return floor ? OpId::kFloorDivide : OpId::kDivide;
+}
+
 inline const FunctionInfo* FindFunction(const char* name) {
   for (const FunctionInfo& f : kFunctions) {
     if (std::strcmp(f.name, name) == 0) return &f;

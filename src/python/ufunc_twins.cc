@@ -11,6 +11,7 @@
 #include "core/plan.h"
 #include "kernels/table.h"
 #include "python/pyint_compare.h"
+#include "python/value_checks.h"
 
 namespace eltwise {
 namespace {
@@ -80,16 +81,6 @@ void WithEltwiseFpStatus(Run run) {
   const int flags = run();
   std::fesetexceptflag(&saved, FE_ALL_EXCEPT);
   if (flags & kFlagDivideByZero) std::feraiseexcept(FE_DIVBYZERO);
-}
-
-// True if any of the n signed integers of `size` bytes at p (stride bytes
-// apart) is negative.
-bool AnyNegativeStrided(const char* p, npy_intp n, npy_intp stride, size_t size) {
-  for (npy_intp i = 0; i < n; ++i) {
-    // The sign bit is in the last byte (little-endian) of a native integer.
-    if (static_cast<signed char>(p[i * stride + static_cast<npy_intp>(size) - 1]) < 0) return true;
-  }
-  return false;
 }
 
 // The accumulator of a float reduction and its conversions: float16 and
@@ -188,11 +179,11 @@ void KernelLoop(char** args, npy_intp const* dims, npy_intp const* steps, void* 
     WithEltwiseFpStatus([&] { ReduceFloatLoop(d, args, dims[0], steps); return 0; });
     return;
   }
-  if (d.op == OpId::kPower && IsSignedInt(d.dtype) &&
+  if (RefusesNegativeExponents(d.op, d.dtype) &&
       AnyNegativeStrided(args[1], dims[0], steps[1], ItemSize(d.dtype))) {
     // As NumPy's own integer power: NumPy checks for an error after the loop.
     PyGILState_STATE gil = PyGILState_Ensure();
-    PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+    RaiseNegativeExponent();
     PyGILState_Release(gil);
     return;
   }
@@ -470,11 +461,7 @@ bool AcceptsDType(const FunctionInfo& f, DType t) {
 }
 
 // The kernel row a twin runs on dtype t.
-OpId TwinOp(const FunctionInfo& f, DType t, bool truncate) {
-  if (f.op != OpId::kDivide) return f.op;
-  if (IsInteger(t)) return truncate ? OpId::kDivide : OpId::kFloorDivide;
-  return OpId::kDivide;
-}
+OpId TwinOp(const FunctionInfo& f, DType t, bool truncate) { return KernelRow(f, t, !truncate); }
 
 int IdentityOf(OpId op) {
   switch (Traits(op).identity) {

@@ -29,6 +29,19 @@ int ReduceIntegers(PyArrayObject* a, Reduce reduce) {
 
 }  // namespace
 
+PyObject* RaiseNegativeExponent() {
+  PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+  return nullptr;
+}
+
+bool AnyNegativeStrided(const char* p, npy_intp n, npy_intp stride, size_t size) {
+  for (npy_intp i = 0; i < n; ++i) {
+    // The sign bit is in the last byte (little-endian) of a native integer.
+    if (static_cast<signed char>(p[i * stride + static_cast<npy_intp>(size) - 1]) < 0) return true;
+  }
+  return false;
+}
+
 int AnyNegative(PyArrayObject* a) {
   // The OR of the values has the sign bit if any is negative (vectorizes).
   return ReduceIntegers(a, [](const auto* p, npy_intp n) {
