@@ -41,6 +41,8 @@ BOOL_RESULT_OPS = names_where(bool_result=True)
 NO_BOOL_OPS = names_where(accepts="numeric")
 # Ops that report integer division by zero.
 INT_DIV_OPS = names_where(divides_integers=True)
+# Ops whose x2 is a divisor.
+DIVISION_OPS = names_where(kind="division")
 
 NUMPY_UFUNC = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply,
@@ -187,28 +189,71 @@ def power_exponents(dt) -> np.ndarray:
     return np.array(sorted({v for v in vals if 0 <= v <= mx}), dtype=dt)
 
 
-def operands(name: str, dt, n: int, rng: np.random.Generator):
-    """Two random 1-d operands of length n for op `name` in dtype dt."""
+def operands(name: str, dt, shape=None, rng=0, *, kind: str = "edge", shape2=None):
+    """Two operands (x1, x2) for op `name` in dtype dt: the tests' one operand generator.
+
+    shape: x1's shape (an int: 1-d); shape2: x2's (default: shape); rng: a NumPy
+    Generator, or a seed for one. Both are arrays, 0-d ones included.
+
+    kind="edge": picks from edge values (MIN, MAX, 0, -0.0, +-inf, NaN, ...) and random
+      values of the whole range (value_pool): division by zero, overflow and NaN
+      included. Integer power's exponents come from power_exponents (non-negative,
+      large ones wrapping); float power's from the pool, halves in [-4, 4] and
+      uniform values in [-4, 4].
+    kind="grid": every pair of edge values once, 1-d (integer power: every edge base
+      with every power_exponents exponent); shape and rng are not used.
+    kind="tame": values for tests about something else than values (out=, threads,
+      dask), where nothing raises or reports: integers in [-1000, 1000] within the
+      dtype's range (unsigned: [0, 1000]), floats standard normal * 10 (x2: * 3),
+      random bools. A division's x2 is never 0 (either sign otherwise), integer
+      power's exponent is in [0, 8] (results may wrap, as NumPy's do), float power's
+      base is >= 0.
+    """
     dt = np.dtype(dt)
+    if kind == "grid":
+        xa = edge_values(dt)
+        xb = power_exponents(dt) if (name == "power" and is_int(dt)) else edge_values(dt)
+        return np.repeat(xa, len(xb)), np.tile(xb, len(xa))
+    rng = np.random.default_rng(rng)
+    shape2 = shape if shape2 is None else shape2
+    if kind == "tame":
+        return _tame_operands(name, dt, shape, shape2, rng)
+    if kind != "edge":
+        raise ValueError(f"operands: unknown kind {kind!r}")
     pool = value_pool(dt, rng)
-    a = rng.choice(pool, n)
+    a = rng.choice(pool, shape)
     if name == "power" and is_int(dt):
-        b = rng.choice(power_exponents(dt), n)
+        b = rng.choice(power_exponents(dt), shape2)
     elif name == "power" and is_float(dt):
         exps = np.concatenate([pool, (rng.integers(-8, 9, 32) / 2.0).astype(dt),
                                rng.uniform(-4, 4, 32).astype(dt)])
-        b = rng.choice(exps, n)
+        b = rng.choice(exps, shape2)
     else:
-        b = rng.choice(pool, n)
+        b = rng.choice(pool, shape2)
     return a.astype(dt), b.astype(dt)
 
 
-def grid_operands(name: str, dt):
-    """Cross product of edge values (every edge pair once)."""
-    dt = np.dtype(dt)
-    xa = edge_values(dt)
-    xb = power_exponents(dt) if (name == "power" and is_int(dt)) else edge_values(dt)
-    return np.repeat(xa, len(xb)), np.tile(xb, len(xa))
+def _tame_operands(name, dt, shape, shape2, rng):
+    if dt == np.bool_:
+        a, b = rng.integers(0, 2, shape).astype(bool), rng.integers(0, 2, shape2).astype(bool)
+    elif is_int(dt):
+        ii = np.iinfo(dt)
+        lo, hi = max(int(ii.min), -1000), min(int(ii.max), 1000)
+        a = rng.integers(lo, hi, shape, endpoint=True).astype(dt)
+        if name == "power":
+            b = rng.integers(0, 8, shape2, endpoint=True).astype(dt)
+        else:
+            b = rng.integers(lo, hi, shape2, endpoint=True).astype(dt)
+    else:
+        a = rng.standard_normal(shape) * 10
+        if name == "power":
+            a = np.abs(a)
+        b = rng.standard_normal(shape2) * 3
+        # (np.asarray: arithmetic on a 0-d array gives a scalar)
+        a, b = np.asarray(a).astype(dt), np.asarray(b).astype(dt)
+    if name in DIVISION_OPS:
+        b[b == 0] = 1
+    return a, b
 
 
 # ---------------------------------------------------------------------------

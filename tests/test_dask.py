@@ -38,18 +38,17 @@ import sys
 import threading
 import time
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import eltwise
+from ew_helpers import BF16, operands
 
 da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
 from dask.callbacks import Callback  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-BF16 = np.dtype(ml_dtypes.bfloat16)
 
 # ---------------------------------------------------------------------------------
 # Counting: source blocks (in whichever process computes them) and local tasks.
@@ -121,29 +120,6 @@ def assert_bits(actual, expected):
     assert a.tobytes() == e.tobytes(), (actual, expected)
 
 
-def values(shape, dtype, seed, *, nonzero=False):
-    """Deterministic values of ``dtype``: negatives and fractions where the dtype has
-    them, no zero when ``nonzero`` (divisors), small enough for power not to overflow."""
-    rng = np.random.default_rng(seed)
-    dtype = np.dtype(dtype)
-    shape = tuple(shape)
-    if not shape:  # a 0-d array, not a NumPy scalar
-        return values((1,), dtype, seed, nonzero=nonzero).reshape(())
-    if dtype.kind == "b":
-        v = rng.integers(0, 2, shape).astype(bool)
-    elif dtype.kind == "u":
-        v = rng.integers(1 if nonzero else 0, 7, shape).astype(dtype)
-    elif dtype.kind == "i":
-        v = rng.integers(-40, 41, shape).astype(dtype)
-        if nonzero:
-            v[v == 0] = 3
-    else:
-        v = (rng.standard_normal(shape) * 4).astype(dtype)
-        if nonzero:
-            v[v == 0] = 1.5
-    return v
-
-
 # ---------------------------------------------------------------------------------
 # The cases: (function, operands, keywords), each operand chunked or a scalar.
 # ---------------------------------------------------------------------------------
@@ -159,8 +135,12 @@ class Case:
         self.x1_chunks, self.x1_dask, self.kwargs = x1_chunks, x1_dask, kwargs
 
     def build(self, seed):
-        """(x1, x2 as passed to eltwise, x1 and x2 as NumPy, source tags and block ids)."""
-        n1 = values(X1_SHAPE, self.dtype, seed)
+        """(x1, x2 as passed to eltwise, x1 and x2 as NumPy, source tags and block ids).
+        The values are ew_helpers.operands' tame ones (deterministic, negatives and
+        fractions where the dtype has them, no zero divisor, no negative integer
+        exponent); a 0-d x2 is a 0-d array, not a NumPy scalar."""
+        n1, n2 = operands(self.name, self.dtype, X1_SHAPE, seed, kind="tame",
+                          shape2=self.x2_shape or ())
         sources = []
         if self.x1_dask:
             x1, tag, blocks = counted(n1, self.x1_chunks)
@@ -170,10 +150,6 @@ class Case:
         if self.scalar is not None:
             x2 = n2 = self.scalar
         else:
-            nonzero = self.name in ("divide", "mod", "fmod", "floor_divide")
-            n2 = values(self.x2_shape, self.dtype, seed + 1, nonzero=nonzero)
-            if self.name == "power":
-                n2 = np.abs(n2) % 4  # no negative integer exponents, no overflow
             x2, tag, blocks = counted(n2, self.x2_chunks)
             sources.append((tag, blocks))
         return x1, x2, n1, n2, sources
@@ -312,8 +288,7 @@ def test_issue_map_blocks_pattern_is_unnecessary():
     """The issue's ``da.map_blocks(eltwise.multiply, x1, x2, broadcast="pdpd", axis=1)``
     applied pdpd per block, which misaligns a chunked x2. Calling the function itself
     on the dask arrays gives the right values, lazily."""
-    n1 = values((6, 8, 10), np.float32, 1)
-    n2 = values((8,), np.float32, 2)
+    n1, n2 = operands("multiply", np.float32, (6, 8, 10), 1, kind="tame", shape2=(8,))
     x1 = da.from_array(n1, chunks=(3, 4, 5))
     x2 = da.from_array(n2, chunks=3)
     lazy = eltwise.multiply(x1, x2, broadcast="pdpd", axis=1)
@@ -568,8 +543,7 @@ def test_cluster_lazy_and_exact(client, case):
 def test_cluster_ships_the_functions(client):
     """The front-door functions and the twins pickle by name: submitted to a worker
     process they run there (the fast path on ndarrays, with pdpd and pythondiv)."""
-    n1 = values((6, 8, 10), np.int32, 5)
-    n2 = values((8,), np.int32, 6, nonzero=True)
+    n1, n2 = operands("divide", np.int32, (6, 8, 10), 5, kind="tame", shape2=(8,))
     futures = [
         client.submit(eltwise.divide, n1, n2, broadcast="pdpd", axis=1, pythondiv=False,
                       pure=False),

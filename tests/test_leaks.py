@@ -23,7 +23,6 @@ run lists every case of a function that is wrong.
 from __future__ import annotations
 
 import array
-import contextlib
 import ctypes
 import functools
 import gc
@@ -31,12 +30,16 @@ import os
 import subprocess
 import sys
 import tracemalloc
-import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 import eltwise
+from ew_cases import (
+    ALLOWED_EXCEPTIONS as ALLOWED, EITHER, SUCCESS, Case, CaseFailure, Err, attempt, call,
+    conditions, judge, outcomes_text,
+)
 from ew_helpers import (
     ALL_DTYPES, ALL_OPS, BF16, BITWISE_OPS, BOOL_RESULT_OPS, COMPARISON_OPS, INT_DIV_OPS,
     NO_BOOL_OPS,
@@ -48,10 +51,8 @@ N_CALLS = 500  # calls per case (after a 3-call warm-up)
 N_LARGE = 30  # calls per case on arrays large enough to run on the thread pool
 WARM_UP = 3
 
-# What may escape any call (issue 7), and what the "either works or is refused" cases
-# accept (where docs/semantics.md leaves the choice to the implementation).
-ALLOWED = (TypeError, ValueError, OverflowError, FloatingPointError)
-EITHER = "success or " + "/".join(e.__name__ for e in ALLOWED)
+# From ew_cases: ALLOWED, what may escape any call (issue 7); EITHER, what the "either
+# works or is refused" cases accept (where docs/semantics.md leaves the choice open).
 
 
 # ---------------------------------------------------------------------------
@@ -114,21 +115,10 @@ class _ErrLog:
         pass
 
 
-def errstate(divide: str, *, call=None, warn_action: str | None = None):
-    """A context factory: numpy.errstate(divide=...), optionally with a warnings filter."""
-
-    def ctx():
-        stack = contextlib.ExitStack()
-        if warn_action is not None:
-            stack.enter_context(warnings.catch_warnings())
-            warnings.simplefilter(warn_action)
-        kw = {"divide": divide}
-        if call is not None:
-            kw["call"] = call
-        stack.enter_context(np.errstate(**kw))
-        return stack
-
-    return ctx
+def errstate(divide: str, *, call=None, warn_action: str | None = None) -> dict:
+    """A case's conditions: numpy.errstate(divide=..., call=...), optionally with a
+    warnings filter."""
+    return {"divide": divide, "errcall": call, "warning_filter": warn_action}
 
 
 def _singletons():
@@ -154,63 +144,50 @@ SINGLETONS = _singletons()
 # Cases
 
 
-class Case:
-    """One call, repeated: fn(*args, **kwargs) with its expected outcome.
+def _outcomes(expect) -> tuple:
+    """A case's `expect` as outcomes: None (success), an exception class or a tuple of
+    them (each call raises one), or outcomes already (EITHER)."""
+    if expect is None:
+        return (SUCCESS,)
+    if isinstance(expect, type):
+        return (Err(expect),)
+    if all(isinstance(e, type) for e in expect):
+        return (Err(*expect),)
+    return tuple(expect)
+
+
+@dataclass(eq=False, repr=False)
+class LeakCase(Case):
+    """An ew_cases.Case called many times, each call judged against `expect`.
 
     expect: None (must succeed), an exception class or tuple (each call must raise
-    it; checked with pytest.raises), or EITHER (succeeds or raises one of ALLOWED).
-    ctx: a factory of a context manager the calls run in (numpy.errstate).
+    one of them), or EITHER (succeeds or raises one of ALLOWED); stored as outcomes.
+    n: how many calls are counted (after a warm-up of WARM_UP).
     guard: Python source run once in a subprocess first; if it kills the interpreter
     the case is reported and not run here (it would end the whole session).
     unsafe: memory corruption on 0.1.0; excluded from the memory-growth loops.
-    extra: more objects to track (what `ctx` holds: an errstate callback).
     """
 
-    def __init__(self, label, fn, args, kwargs=None, *, expect=None, ctx=None, n=N_CALLS,
-                 guard=None, unsafe=False, extra=()):
-        self.label = label
-        self.extra = tuple(extra)
-        self.fn = fn
-        self.args = tuple(args)
-        self.kwargs = dict(kwargs or {})
-        self.expect = expect
-        self.ctx = ctx
-        self.n = n
-        self.guard = guard
-        self.unsafe = unsafe or guard is not None
+    expect: object = None
+    n: int = N_CALLS
+    guard: str | None = None
+    unsafe: bool = False
 
-    def call(self):
-        return self.fn(*self.args, **self.kwargs)
+    def __post_init__(self):
+        self.args = tuple(self.args)
+        self.kwargs = dict(self.kwargs or {})
+        self.expect = _outcomes(self.expect)
+        self.unsafe = self.unsafe or self.guard is not None
 
     def repeat(self, n: int, *, observe: bool = False) -> None:
-        """n calls, each checked against `expect`. The first goes through
-        pytest.raises; the rest catch the same class directly (pytest.raises costs
-        more than the call). observe: any outcome is accepted (see run_case)."""
-        call, expect = self.call, self.expect
-        if observe:
-            for _ in range(n):
-                try:
-                    call()
-                except Exception:  # noqa: BLE001,S110 - outcomes are checked elsewhere
-                    pass
-        elif expect is None:
-            for _ in range(n):
-                call()
-        elif expect is EITHER:
-            for _ in range(n):
-                try:
-                    call()
-                except ALLOWED:
-                    pass
-        elif n:
-            with pytest.raises(expect):
-                call()
-            for _ in range(n - 1):
-                try:
-                    call()
-                except expect:
-                    continue
-                pytest.fail(f"DID NOT RAISE {expect}")
+        """n calls (inside ew_cases.conditions), each judged against `expect`; the
+        first failure is raised. observe: any outcome is accepted (see run_case)."""
+        for _ in range(n):
+            got, exc = attempt(self)
+            if not observe:
+                failure = judge(exc, self.expect, result=got)
+                if failure is not None:
+                    raise failure
 
     def tracked(self):
         """(label, object) for everything this case hands to the call, plus singletons."""
@@ -230,16 +207,21 @@ class Case:
                     for i, x in enumerate(o.flat):
                         add(f"{label}.flat[{i}]", x)
 
-        add("the function", self.fn)
+        add("the function", self.function)
         for i, a in enumerate(self.args):
             add(f"positional argument {i}", a)
         for k, v in self.kwargs.items():
             add(f"keyword {k!r}", v)
-        for o in self.extra:
-            add("errstate callback/writer", o)
+        add("errstate callback/writer", self.errcall)
         for label, o in SINGLETONS:
             add(label, o)
         return list(seen.values())
+
+
+def leak_case(label, fname, args, kwargs=None, *, state=None, **knobs) -> LeakCase:
+    """LeakCase(fname, args, kwargs) labelled; state: errstate(...)'s conditions; knobs:
+    expect, n, guard, unsafe."""
+    return LeakCase(fname, args, kwargs or {}, label=label, **(state or {}), **knobs)
 
 
 def _counts(objs) -> "array.array":
@@ -248,16 +230,6 @@ def _counts(objs) -> "array.array":
     NumPy array would hold one to np.dtype('int64')."""
     gc.collect()
     return array.array("q", [sys.getrefcount(o) for o in objs])
-
-
-def _fmt_expect(expect) -> str:
-    if expect is None:
-        return "success"
-    if expect is EITHER:
-        return EITHER
-    if isinstance(expect, tuple):
-        return "/".join(e.__name__ for e in expect)
-    return expect.__name__
 
 
 @functools.lru_cache(maxsize=None)
@@ -271,11 +243,11 @@ def _survives(code: str) -> int:
     return proc.returncode
 
 
-def _measure(case: Case, *, observe: bool = False) -> list[str]:
+def _measure(case: LeakCase, *, observe: bool = False) -> list[str]:
     """Runs the case (warm-up, baseline, n calls); returns the reference-count changes."""
     tracked = case.tracked()
     objs = [o for _, o in tracked]
-    with case.ctx() if case.ctx is not None else contextlib.nullcontext():
+    with conditions(case):
         case.repeat(WARM_UP, observe=observe)
         before = _counts(objs)
         case.repeat(case.n, observe=observe)
@@ -291,13 +263,13 @@ def _measure(case: Case, *, observe: bool = False) -> list[str]:
     return leaks
 
 
-def run_case(case: Case) -> str | None:
+def run_case(case: LeakCase) -> str | None:
     """Runs the case; returns a description of what went wrong, or None.
 
     A case whose outcome is wrong (no exception, or another class) is reported as
     such, and then run again accepting any outcome, so that its reference counts
     are checked all the same (unless it is unsafe)."""
-    head = f"{case.label} [expects {_fmt_expect(case.expect)}]"
+    head = f"{case.label} [expects {outcomes_text(case.expect)}]"
     if case.guard is not None:
         rc = _survives(case.guard)
         if rc != 0:
@@ -305,9 +277,9 @@ def run_case(case: Case) -> str | None:
     what = None
     try:
         leaks = _measure(case)
-    except (Exception, pytest.fail.Exception) as e:  # noqa: BLE001 - reported below
-        if isinstance(e, pytest.fail.Exception):
-            what = str(e).splitlines()[0] if str(e) else "DID NOT RAISE"
+    except Exception as e:  # noqa: BLE001 - reported below
+        if isinstance(e, CaseFailure):  # "raised X: ..." or "DID NOT RAISE: returned ..."
+            what = (str(e).splitlines() or [""])[0][:200]
         else:
             what = f"raised {type(e).__name__}: {str(e)[:160]}"
         del e
@@ -334,23 +306,24 @@ def _short_repr(o) -> str:
 # The cases of one function.
 
 
-def build_cases(name: str, fn, pre=()):
-    """(success cases, error cases) of `fn` called as fn(x1, x2, *pre, *rest, **kw),
+def build_cases(name: str, fn: str, pre=()):
+    """(success cases, error cases) of eltwise.<fn> called as fn(x1, x2, *pre, *rest, **kw),
     with the semantics of eltwise.<name>."""
-    success: list[Case] = []
-    errors: list[Case] = []
+    success: list[LeakCase] = []
+    errors: list[LeakCase] = []
     bool_res = name in BOOL_RESULT_OPS
     bitwise = name in BITWISE_OPS
     rdt_i = np.bool_ if bool_res else np.int32  # result dtype of int32 operands
     rdt_f = np.bool_ if bool_res else np.float64  # ... of float64 operands
 
-    def ok(label, x1, x2, /, *rest, expect=None, ctx=None, n=N_CALLS, extra=(), **kw):
-        success.append(Case(label, fn, (x1, x2, *pre, *rest), kw, expect=expect, ctx=ctx, n=n,
-                            extra=extra))
+    def ok(label, x1, x2, /, *rest, expect=None, state=None, n=N_CALLS, **kw):
+        success.append(leak_case(label, fn, (x1, x2, *pre, *rest), kw, expect=expect,
+                                 state=state, n=n))
 
-    def err(label, expect, x1, x2, /, *rest, ctx=None, n=N_CALLS, guard=None, unsafe=False, **kw):
-        errors.append(Case(label, fn, (x1, x2, *pre, *rest), kw, expect=expect, ctx=ctx, n=n,
-                           guard=guard, unsafe=unsafe))
+    def err(label, expect, x1, x2, /, *rest, state=None, n=N_CALLS, guard=None, unsafe=False,
+            **kw):
+        errors.append(leak_case(label, fn, (x1, x2, *pre, *rest), kw, expect=expect,
+                                state=state, n=n, guard=guard, unsafe=unsafe))
 
     # With dtype=, docs/semantics.md is clear for arithmetic and bitwise functions; for the
     # bool-result functions NumPy refuses dtype= and docs/semantics.md leaves it open.
@@ -421,7 +394,8 @@ def build_cases(name: str, fn, pre=()):
     if name == "power":  # 1 ** b keeps b non-negative
         ok("out is x2", np.ones((3, 4), np.int32), b, out=b)
     else:  # b soon holds zeros: division by zero is not what this case is about
-        ok("out is x2", ints(), b, out=b, ctx=errstate("ignore") if name in INT_DIV_OPS else None)
+        ok("out is x2", ints(), b, out=b,
+           state=errstate("ignore") if name in INT_DIV_OPS else None)
     buf = np.arange(1, 14, dtype=np.int32)
     ok("out overlaps x1 (shifted view)", buf[1:], _int(1001), out=buf[:-1])
     if not bitwise:
@@ -475,18 +449,16 @@ def build_cases(name: str, fn, pre=()):
            dtype=np.dtype("int64"), pythondiv=False)
     if name in INT_DIV_OPS:
         z = np.array([1, 0, 3, 0], np.int32)
-        ok("x / 0 under errstate(divide='ignore')", ints(), z, ctx=errstate("ignore"))
+        ok("x / 0 under errstate(divide='ignore')", ints(), z, state=errstate("ignore"))
         ok("x / 0 under errstate(divide='ignore'), out=", ints(), z, out=np.empty((3, 4), np.int32),
-           ctx=errstate("ignore"))
+           state=errstate("ignore"))
         ok("Python ints x / 0 under errstate(divide='ignore')", _int(1001), 0,
-           ctx=errstate("ignore"))
+           state=errstate("ignore"))
         ok("x / 0, divide='warn', warning ignored", ints(), z,
-           ctx=errstate("warn", warn_action="ignore"))
+           state=errstate("warn", warn_action="ignore"))
         cb, log = _on_divide_error, _ErrLog()
-        ok("x / 0 under errstate(divide='call')", ints(), z, ctx=errstate("call", call=cb),
-           extra=(cb,))
-        ok("x / 0 under errstate(divide='log')", ints(), z, ctx=errstate("log", call=log),
-           extra=(log,))
+        ok("x / 0 under errstate(divide='call')", ints(), z, state=errstate("call", call=cb))
+        ok("x / 0 under errstate(divide='log')", ints(), z, state=errstate("log", call=log))
 
     # -- errors: dtypes --------------------------------------------------------
     err("complex128 array operand", TypeError, ints(), np.array([1 + 2j] * 4))
@@ -640,8 +612,8 @@ def build_cases(name: str, fn, pre=()):
     if name != "divide":
         err("pythondiv= on a function without it", TypeError, ints(), ivec(), pythondiv=True)
     err("broadcast positional (keyword-only)", TypeError, ints(), ivec(), None, _s("numpy"))
-    errors.append(Case("one positional argument", fn, (ints(),), expect=TypeError))
-    errors.append(Case("no arguments", fn, (), expect=TypeError))
+    errors.append(leak_case("one positional argument", fn, (ints(),), expect=TypeError))
+    errors.append(leak_case("no arguments", fn, (), expect=TypeError))
 
     # -- errors: values ----------------------------------------------------------
     if name == "power":
@@ -658,26 +630,26 @@ def build_cases(name: str, fn, pre=()):
     if name in INT_DIV_OPS:
         z = np.array([1, 0, 3, 0], np.int32)
         raise_ = errstate("raise")
-        err("x / 0 under errstate(divide='raise')", FloatingPointError, ints(), z, ctx=raise_)
+        err("x / 0 under errstate(divide='raise')", FloatingPointError, ints(), z, state=raise_)
         err("x / 0 under errstate(divide='raise'), out= positional", FloatingPointError, ints(), z,
-            np.empty((3, 4), np.int32), ctx=raise_)
+            np.empty((3, 4), np.int32), state=raise_)
         err("x / 0 under errstate(divide='raise'), out float64 (cast)", FloatingPointError, ints(),
-            z, out=np.empty((3, 4), np.float64), ctx=raise_)
+            z, out=np.empty((3, 4), np.float64), state=raise_)
         err("x / Python 0 under errstate(divide='raise')", FloatingPointError, ints(), 0,
-            ctx=raise_)
+            state=raise_)
         err("Python ints x / 0 under errstate(divide='raise')", FloatingPointError, _int(1001), 0,
-            ctx=raise_)
+            state=raise_)
         err("x / 0 with dtype='int64' under errstate(divide='raise')", FloatingPointError, ints(),
-            z, dtype=_s("int64"), ctx=raise_)
+            z, dtype=_s("int64"), state=raise_)
         err("large x / 0 (thread pool) under errstate(divide='raise')", FloatingPointError,
-            ints((128, 128), np.int64), np.zeros(128, np.int64), ctx=raise_, n=N_LARGE)
+            ints((128, 128), np.int64), np.zeros(128, np.int64), state=raise_, n=N_LARGE)
         err("x / 0, divide='warn', warnings as errors", RuntimeWarning, ints(), z,
-            ctx=errstate("warn", warn_action="error"))
+            state=errstate("warn", warn_action="error"))
         err("x / 0, divide='warn', warnings as errors, out=", RuntimeWarning, ints(), z,
-            out=np.empty((3, 4), np.int32), ctx=errstate("warn", warn_action="error"))
+            out=np.empty((3, 4), np.int32), state=errstate("warn", warn_action="error"))
         if name == "divide":
             err("x / 0, pythondiv=False, under errstate(divide='raise')", FloatingPointError,
-                ints(), z, pythondiv=False, ctx=raise_)
+                ints(), z, pythondiv=False, state=raise_)
     if name == "divide":
         err("pythondiv='False'", TypeError, ints(), ivec(), pythondiv=_s("False"))
         err("pythondiv=1.5", TypeError, ints(), ivec(), pythondiv=_float(1.5))
@@ -688,42 +660,44 @@ def build_cases(name: str, fn, pre=()):
 def elementwise_cases():
     """elementwise: the whole battery through Op.DIV (divide's semantics, pythondiv
     and division by zero included), plus every Op member and op names."""
-    fn = eltwise.elementwise
+    fn = "elementwise"
     success, errors = build_cases("divide", fn, pre=(eltwise.Op.DIV,))
+
+    def ok(label, *args, **knobs):
+        success.append(leak_case(label, fn, args, **knobs))
+
+    def err(label, expect, *args, **knobs):
+        errors.append(leak_case(label, fn, args, expect=expect, **knobs))
+
     for m in eltwise.Op:
-        success.append(Case(f"op=Op.{m.name}", fn, (ints(), ivec(), m)))
-        success.append(Case(f"op=Op.{m.name}, out positional", fn,
-                            (ints(), ivec(), m, np.empty((3, 4), np.float64))))
+        ok(f"op=Op.{m.name}", ints(), ivec(), m)
+        ok(f"op=Op.{m.name}, out positional", ints(), ivec(), m, np.empty((3, 4), np.float64))
     for op in ("sum", "Floor_Div", "divide", "mod", "fmod", "squared_difference", "bitwise_xor",
                "less_equal", "remainder"):
-        success.append(Case(f"op={op!r} (str)", fn, (ints(), ivec(), _s(op))))
-    success.append(Case("op='divide', pythondiv=False", fn, (ints(), ivec(), _s("divide")),
-                        {"pythondiv": False}))
-    success.append(Case("op=Op.FLOOR_DIV, pythondiv=False (docs/semantics.md leaves it open)", fn,
-                        (ints(), ivec(), eltwise.Op.FLOOR_DIV), {"pythondiv": False},
-                        expect=EITHER))
-    success.append(Case("op='mod', pythondiv=True (docs/semantics.md leaves it open)", fn,
-                        (ints(), ivec(), _s("mod")), {"pythondiv": True}, expect=EITHER))
-    errors.append(Case("unknown op 'nope'", fn, (ints(), ivec(), _s("nope")), expect=ValueError))
-    errors.append(Case("op=3", fn, (ints(), ivec(), _int(1003)), expect=(TypeError, ValueError)))
-    errors.append(Case("op=None", fn, (ints(), ivec(), None), expect=(TypeError, ValueError)))
-    errors.append(Case("op=Op.SUM, pythondiv=True", fn, (ints(), ivec(), eltwise.Op.SUM),
-                       {"pythondiv": True}, expect=(TypeError, ValueError)))
-    errors.append(Case("op=Op.POW, negative exponent", fn,
-                       (ints(), np.array([1, -2, 3, 4], np.int32), eltwise.Op.POW),
-                       expect=ValueError))
-    errors.append(Case("op=Op.AND, complex operand", fn,
-                       (ints(), np.array([1j] * 4), eltwise.Op.AND), expect=TypeError))
-    errors.append(Case("op='floor_div', x / 0 under errstate(divide='raise')", fn,
-                       (ints(), np.array([1, 0, 3, 0], np.int32), _s("floor_div")),
-                       expect=FloatingPointError, ctx=errstate("raise")))
+        ok(f"op={op!r} (str)", ints(), ivec(), _s(op))
+    ok("op='divide', pythondiv=False", ints(), ivec(), _s("divide"),
+       kwargs={"pythondiv": False})
+    ok("op=Op.FLOOR_DIV, pythondiv=False (docs/semantics.md leaves it open)",
+       ints(), ivec(), eltwise.Op.FLOOR_DIV, kwargs={"pythondiv": False}, expect=EITHER)
+    ok("op='mod', pythondiv=True (docs/semantics.md leaves it open)",
+       ints(), ivec(), _s("mod"), kwargs={"pythondiv": True}, expect=EITHER)
+    err("unknown op 'nope'", ValueError, ints(), ivec(), _s("nope"))
+    err("op=3", (TypeError, ValueError), ints(), ivec(), _int(1003))
+    err("op=None", (TypeError, ValueError), ints(), ivec(), None)
+    err("op=Op.SUM, pythondiv=True", (TypeError, ValueError), ints(), ivec(), eltwise.Op.SUM,
+        kwargs={"pythondiv": True})
+    err("op=Op.POW, negative exponent", ValueError,
+        ints(), np.array([1, -2, 3, 4], np.int32), eltwise.Op.POW)
+    err("op=Op.AND, complex operand", TypeError, ints(), np.array([1j] * 4), eltwise.Op.AND)
+    err("op='floor_div', x / 0 under errstate(divide='raise')", FloatingPointError,
+        ints(), np.array([1, 0, 3, 0], np.int32), _s("floor_div"), state=errstate("raise"))
     return success, errors
 
 
 def cases_of(name: str):
     if name == "elementwise":
         return elementwise_cases()
-    return build_cases(name, getattr(eltwise, name))
+    return build_cases(name, name)
 
 
 # ---------------------------------------------------------------------------
@@ -775,10 +749,10 @@ def test_harness_detects_a_reference_leak():
         return x1
 
     x1 = np.zeros(3)
-    p = run_case(Case("leaky", leaky, (x1, np.ones(3))))
+    p = run_case(leak_case("leaky", leaky, (x1, np.ones(3))))
     assert p is not None and "positional argument 0" in p and f"{N_CALLS} references" in p, p
     kept.clear()
-    p = run_case(Case("leaky", leaky, (x1, np.ones(3)), {"dtype": np.dtype("int32")}))
+    p = run_case(leak_case("leaky", leaky, (x1, np.ones(3)), {"dtype": np.dtype("int32")}))
     assert p is not None and "keyword 'dtype'" in p and "dtype('int32')" in p, p
     kept.clear()
 
@@ -786,16 +760,16 @@ def test_harness_detects_a_reference_leak():
         kept.append(x2)
         raise ValueError("no")
 
-    p = run_case(Case("leaky error", raises, (x1, _s("x2")), expect=ValueError))
+    p = run_case(leak_case("leaky error", raises, (x1, _s("x2")), expect=ValueError))
     assert p is not None and "positional argument 1" in p, p
     kept.clear()
-    assert run_case(Case("clean", lambda a, b: a, (x1, np.ones(3)))) is None
-    p = run_case(Case("not raising", lambda a, b: a, (x1, x1), expect=TypeError))
+    assert run_case(leak_case("clean", lambda a, b: a, (x1, np.ones(3)))) is None
+    p = run_case(leak_case("not raising", lambda a, b: a, (x1, x1), expect=TypeError))
     assert p is not None and "DID NOT RAISE" in p, p
     # One reference too few (what an extra Py_DECREF does): a list held elsewhere
     # gives one up per call.
     held = [x1] * (N_CALLS + 2 * WARM_UP)
-    p = run_case(Case("drops a reference", lambda a, b: held.pop(), (x1, np.ones(3))))
+    p = run_case(leak_case("drops a reference", lambda a, b: held.pop(), (x1, np.ones(3))))
     assert p is not None and "positional argument 0" in p and "LOST" in p, p
     held.clear()
 
@@ -819,9 +793,9 @@ def _run_mixed(calls, rounds):
     swallow = ALLOWED + (RuntimeWarning,)
     for _ in range(rounds):
         for c in calls:
-            with c.ctx() if c.ctx is not None else contextlib.nullcontext():
+            with conditions(c):
                 try:
-                    c.call()
+                    call(c)
                 except swallow:
                     pass
 
@@ -944,7 +918,7 @@ def test_memory_checks_detect_leaks():
     and raw malloc blocks (RSS, malloc's bytes in use)."""
     kept = []
     x = np.zeros(3)
-    py_leak = [Case("leaks a bytes object", lambda a: kept.append(bytes(64)), (x,))] * 3000
+    py_leak = [leak_case("leaks a bytes object", lambda a: kept.append(bytes(64)), (x,))] * 3000
     growth, detail = traced_growth(py_leak, 4, warm_up=1)
     kept.clear()
     assert growth >= TRACE_BOUND and "test_leaks.py" in detail, (growth, detail)
@@ -966,7 +940,7 @@ def test_memory_checks_detect_leaks():
     if hasattr(libc, "malloc_trim"):
         libc.malloc_trim(0)
     try:
-        rss, heap = process_growth([Case("leaks malloc(400)", c_leak, (x,))] * 4000,
+        rss, heap = process_growth([leak_case("leaks malloc(400)", c_leak, (x,))] * 4000,
                                    PROCESS_ROUNDS, warm_up=0)
     finally:
         for p in blocks:

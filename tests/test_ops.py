@@ -15,7 +15,7 @@ import eltwise
 from ew_helpers import (
     ALL_DTYPES, ALL_OPS, BF16, BITWISE_OPS, BOOL_RESULT_OPS, COMPARISON_OPS, FLOAT_DTYPES,
     HALF_DTYPES, INT_DIV_OPS, INTEGER_DTYPES, LOGICAL_OPS, NO_BOOL_OPS, assert_same,
-    dtype_id, edge_values, expected_error, grid_operands, is_float, is_int, operands,
+    dtype_id, edge_values, expected_error, is_float, is_int, operands,
     c99_pow_special, power_exponents, random_values, reference, result_dtype, ulp_for,
     value_pool,
 )
@@ -66,7 +66,7 @@ def layouts(a, b):
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
 @pytest.mark.parametrize("name", ALL_OPS)
 def test_op_dtype_target(name, dtype, target, rng):
-    a, b = grid_operands(name, dtype)
+    a, b = operands(name, dtype, kind="grid")
     check(name, a, b)
     if expected_error(name, dtype) is not None:
         return

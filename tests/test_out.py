@@ -8,21 +8,14 @@ import pytest
 
 import eltwise
 from ew_helpers import (
-    ALL_OPS, BF16, BOOL_RESULT_OPS, INT_DIV_OPS, assert_same, expected_error, is_int,
+    ALL_OPS, BF16, BOOL_RESULT_OPS, INT_DIV_OPS, assert_same, expected_error, is_int, operands,
     reference,
 )
 
 
-def _operands(name, n=40, dtype=np.int32, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.integers(-50, 50, n).astype(dtype)
-    b = rng.integers(1, 7, n).astype(dtype)
-    return a, b
-
-
 @pytest.mark.parametrize("name", ALL_OPS)
 def test_out_is_returned(name, target):
-    a, b = _operands(name)
+    a, b = operands(name, np.int32, 40, kind="tame")
     exp = reference(name, a, b)
     out = np.empty_like(exp)
     got = getattr(eltwise, name)(a, b, out=out)
@@ -41,7 +34,7 @@ def test_out_is_returned(name, target):
 @pytest.mark.parametrize("name", ["add", "divide", "mod", "power", "maximum", "less", "logical_xor",
                                   "bitwise_or", "squared_difference"])
 def test_out_any_strides(name, target):
-    a, b = _operands(name, 60)
+    a, b = operands(name, np.int32, 60, kind="tame")
     A, B = a.reshape(6, 10), b.reshape(6, 10)
     exp = reference(name, A, B)
     for make in (

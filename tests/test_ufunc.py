@@ -31,7 +31,7 @@ from eltwise import _delegation, _eltwise
 from ew_helpers import (
     ALL_DTYPES, ALL_OPS, BF16, BITWISE_OPS, BOOL_RESULT_OPS, FLOAT_DTYPES, INT_DIV_OPS,
     INTEGER_DTYPES, LOGICAL_OPS, NO_BOOL_OPS, NUMPY_UFUNC, assert_same, dtype_id,
-    edge_values, expected_error, grid_operands, is_int, reference, trunc_divide, ulp_for,
+    edge_values, expected_error, is_int, operands, reference, trunc_divide, ulp_for,
 )
 
 U = eltwise.ufunc
@@ -124,7 +124,7 @@ def twin_layouts(a, b):
 @pytest.mark.parametrize("name", TWIN_NAMES)
 def test_twin_matches_fast_door(name, dtype, target):
     err = expected_error(base_name(name), dtype)
-    a, b = grid_operands(base_name(name), dtype)
+    a, b = operands(base_name(name), dtype, kind="grid")
     if err is not None:
         with pytest.raises(err):
             fast_door(name)(a, b)
