@@ -75,7 +75,8 @@ HWY_INLINE T DivideOne(T a, T b) {
 
 // Integer quotient/remainder by a scalar divisor (the scalar-second loop
 // kind), in the lanes' own width: unsigned division of the magnitudes by
-// the prepared divisor, then the signs; MIN / -1 wraps to MIN by itself.
+// the prepared divisor (int_divisor-inl.h), then the signs; MIN / -1 wraps
+// to MIN by itself.
 template <Rounding kRound, Result kResult>
 struct IntDivideByScalar : OpBase {
   template <typename T> using Compute = T;

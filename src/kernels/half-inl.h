@@ -93,8 +93,8 @@ HWY_INLINE hn::Vec<DH> F32ToF16(DH dh, DF df, hn::Vec<DF> f) {
 // Computes bfloat16 bits from float32, rounding to nearest even; NaN becomes
 // the quiet NaN of its sign, as ml_dtypes does. (Highway's DemoteTo truncates.)
 // NaN lanes, rare, become sign | 0x7FC00000 first (one test per vector), which
-// the rounding then leaves as is: a blend on every vector cost a sixth of a
-// bfloat16 add.
+// the rounding then leaves as is: the blend runs only on a vector that holds
+// a NaN, not on every vector.
 template <class DB, class DF>
 HWY_INLINE hn::Vec<DB> F32ToBF16(DB db, DF df, hn::Vec<DF> f) {
   const hn::RebindToUnsigned<DF> du;

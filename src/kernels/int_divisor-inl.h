@@ -62,6 +62,18 @@ struct DivisorScale {
 //   d == 2^l: magic 0 and add_mask all ones, so n >> l.
 // One form without branches on the case: a branch per vector costs more
 // than the two operations it would save.
+// Exact for 1 <= d < 2^N and every n < 2^N, by the lemma in the file
+// comment; l = floor(log2 d), d not a power of two, rem = 2^(N+l) mod d:
+//   N-bit case (chosen when d - rem < 2^l): k = N + l, magic =
+//   ceil(2^(N+l) / d) < 2^N (as d > 2^l), e = d - rem < 2^l, so
+//   n*e < 2^N * 2^l = 2^k.
+//   (N+1)-bit case (d - rem >= 2^l): k = N + l + 1, m = ceil(2^k / d) lies
+//   in [2^N, 2^(N+1)) (as 2^l < d < 2^(l+1)) and is stored as magic =
+//   m - 2^N; e < d < 2^(l+1), so n*e < 2^k. With t = mulhi(n, magic) <= n,
+//   floor(n*m / 2^k) = floor((n + t) / 2^(l+1)), and
+//   ((n - t) >> 1) + t = floor((n + t) / 2) cannot overflow.
+// (Granlund and Montgomery, "Division by Invariant Integers using
+// Multiplication", PLDI 1994, section 4, prove the same bound.)
 template <typename U>
 struct UDivisor {
   U magic = 0;
@@ -139,7 +151,7 @@ HWY_INLINE hn::Vec<DU> MulHighBy(DU du, hn::Vec<DU> a, hn::TFromD<DU> m) {
     const auto hl = hn::MulEven(hn::BitCast(d32, a_hi), hn::BitCast(d32, b));
     const auto hh = hn::MulEven(hn::BitCast(d32, a_hi), hn::BitCast(d32, b_hi));
     // Hacker's Delight's mulhu: each sum is at most (2^32 - 1)^2 + 2^32 - 1 <
-    // 2^64, so no carry is lost (9 operations after the multiplies, was 12).
+    // 2^64, so no carry is lost (9 operations after the multiplies).
     const auto t = hn::Add(hl, hn::ShiftRight<32>(ll));
     const auto u = hn::Add(lh, hn::And(t, hn::Set(du, 0xFFFFFFFFull)));
     return hn::Add(hn::Add(hh, hn::ShiftRight<32>(t)), hn::ShiftRight<32>(u));

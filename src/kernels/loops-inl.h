@@ -42,8 +42,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // just filled, and the head before an aligned streaming store) go through
 // one padded vector, never re-reading or re-writing elements already done,
 // so `out` may alias an input. (A row just transposed byte by byte, RunGroups,
-// read as one vector fails a store forward: uint8 a.T + b ran at half speed
-// with the recomputed tail there.) kHintStream asks for non-temporal stores
+// read as one vector fails a store forward, which the recomputed tail would
+// hit on every row.) kHintStream asks for non-temporal stores
 // (outputs larger than the cache), honoured where the result fills whole
 // vectors.
 
@@ -63,7 +63,7 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
 
   // The broadcast operand of a scalar loop kind, read once. (Set, not a
   // filled buffer: its lanes' stores and the vector load after them defeated
-  // store forwarding, a stall on every call; a tenth of a call on 1000 int8.)
+  // store forwarding, a stall on every call.)
   const T s = kKind == LoopKind::kScalarFirst    ? a[0]
               : kKind == LoopKind::kScalarSecond ? b[0]
                                                  : OneOf<T>();
@@ -95,9 +95,8 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   };
 
   // Memory-bound ops compute four vectors from i, all loaded before any is
-  // stored: one vector per iteration ran 10-20% slower on AMD EPYC at sizes
-  // past L2 (10^6 float32 a + b, or streamed 10^6 float64; medians of 41
-  // interleaved runs in a C harness).
+  // stored, so that past L2 four vectors' loads are in flight at once (one
+  // vector per iteration is slower there).
   const auto four_at = [&](size_t i, auto store) {
     const auto r0 = result_at(a + i, b + i);
     const auto r1 = result_at(a + i + N, b + i + N);
