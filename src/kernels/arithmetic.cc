@@ -6,8 +6,9 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
-#include "kernels/loops-inl.h"
+#include "kernels/lanes-inl.h"
 #include "kernels/multiply-inl.h"
+#include "kernels/register-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {

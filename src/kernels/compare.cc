@@ -7,7 +7,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
-#include "kernels/loops-inl.h"
+#include "kernels/register-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {

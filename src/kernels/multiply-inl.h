@@ -1,5 +1,5 @@
 // MulWrap: integer multiplication that wraps, for every lane width, shared by
-// the arithmetic and power kernels. Re-included per target like loops-inl.h.
+// the arithmetic and power kernels. Re-included per target like lanes-inl.h.
 
 #if defined(ELTWISE_KERNELS_MULTIPLY_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ELTWISE_KERNELS_MULTIPLY_INL_H_
@@ -9,7 +9,7 @@
 #endif
 
 #include "hwy/highway.h"
-#include "kernels/loops-inl.h"
+#include "kernels/lanes-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {

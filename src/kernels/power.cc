@@ -31,9 +31,11 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
+#include "kernels/lanes-inl.h"
 #include "kernels/loops-inl.h"
 #include "kernels/multiply-inl.h"
 #include "kernels/pow-f64-inl.h"
+#include "kernels/register-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {

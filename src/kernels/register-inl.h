@@ -1,0 +1,77 @@
+// One job: what an op declares to the loops (OpBase, MemoryBoundOp) and how
+// its loops go into the KernelTable (SetLoops, SetLoopsFor, and the dtype
+// lists ELTWISE_INT_TYPES and ELTWISE_FLOAT_TYPES).
+// Re-included once per Highway target (see the toggle guard below), like
+// Highway's own -inl.h headers; include it after hwy/highway.h inside a
+// HWY_TARGET_INCLUDE translation unit.
+
+#if defined(ELTWISE_KERNELS_REGISTER_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ELTWISE_KERNELS_REGISTER_INL_H_
+#undef ELTWISE_KERNELS_REGISTER_INL_H_
+#else
+#define ELTWISE_KERNELS_REGISTER_INL_H_
+#endif
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/dtype.h"
+#include "hwy/highway.h"
+#include "kernels/lanes-inl.h"
+#include "kernels/loops-inl.h"
+#include "kernels/table.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace eltwise {
+namespace HWY_NAMESPACE {
+
+// Base for ops: reports no flags, needs no preparation. An op may shadow
+// PrepareScalarSecond to precompute from the broadcast second operand (a
+// scalar divisor, say; in the op's compute type) before the loop runs.
+struct OpBase {
+  // float16 and bfloat16 compute in float32, every other type as stored.
+  template <typename T> using Compute = Arith<T>;
+  int flags() const { return 0; }
+  template <typename T>
+  void PrepareScalarSecond(T) {}
+  static constexpr bool kMemoryBound = false;
+  // Whether strided operands of storage T load where they lie (StridedLoop)
+  // rather than being packed into blocks first.
+  template <typename T> static constexpr bool kLoadsStrided = false;
+};
+
+// Base for ops that cost no more than moving their bytes (add, compare, ...):
+// they also get the strided loop. (Other ops opt in per storage type where
+// packing left the memory idle while they computed: power, integer division.)
+struct MemoryBoundOp : OpBase {
+  static constexpr bool kMemoryBound = true;
+  template <typename T> static constexpr bool kLoadsStrided = true;
+};
+
+// Puts the loops of Op on storage T (result storage O) into t.
+template <class Op, typename T, typename O>
+void SetLoops(KernelTable& t, OpId op, DType dtype) {
+  auto& row = t.k[static_cast<int>(op)][static_cast<int>(dtype)];
+  row[static_cast<int>(LoopKind::kContiguous)] = &BinaryLoop<Op, T, O, LoopKind::kContiguous>;
+  row[static_cast<int>(LoopKind::kScalarFirst)] = &BinaryLoop<Op, T, O, LoopKind::kScalarFirst>;
+  row[static_cast<int>(LoopKind::kScalarSecond)] = &BinaryLoop<Op, T, O, LoopKind::kScalarSecond>;
+  if constexpr (Op::template kLoadsStrided<T>) {
+    t.strided[static_cast<int>(op)][static_cast<int>(dtype)] = &StridedLoop<Op, T, O>;
+  }
+}
+
+// Registers Op for each storage type in Ts; the result is T, or bool bytes
+// when kBoolResult.
+template <class Op, bool kBoolResult, typename... Ts>
+void SetLoopsFor(KernelTable& t, OpId op) {
+  (SetLoops<Op, Ts, std::conditional_t<kBoolResult, uint8_t, Ts>>(t, op, DTypeOf<Ts>()), ...);
+}
+
+#define ELTWISE_INT_TYPES int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+#define ELTWISE_FLOAT_TYPES hwy::float16_t, hwy::bfloat16_t, float, double
+
+}  // namespace HWY_NAMESPACE
+}  // namespace eltwise
+HWY_AFTER_NAMESPACE();
+
+#endif  // ELTWISE_KERNELS_REGISTER_INL_H_
