@@ -187,12 +187,18 @@ PEER_LIBRARY = {"PyTorch": "torch", "ONNX Runtime": "onnxruntime"}
 
 
 @pytest.mark.parametrize("source", ["README.md", "docs/benchmarks.md"])
-def test_speed_table_is_the_report(source):
-    """The one speed table (README and benchmarks page) is the report's geometric means."""
-    report = (DOCS / "benchmarks" / "results.md").read_text(encoding="utf-8")
+@pytest.mark.parametrize("which, run", [(0, "results.md"), (1, "avx512/results.md")])
+def test_speed_table_is_the_report(source, which, run):
+    """The speed tables (README and benchmarks page: the AVX2 run's, then the AVX-512
+    run's) are their reports' geometric means."""
+    report = (DOCS / "benchmarks" / run).read_text(encoding="utf-8")
+    assert ("target **AVX3**" in report) == (run.startswith("avx512"))
     want = peer_geomeans(report)
     assert [w[0] for w in want][:2] == ["numpy", "torch"] and len(want) >= 3
-    table = _markdown_table((ROOT / source).read_text(encoding="utf-8"), "| peer | 1 thread |")
+    text = (ROOT / source).read_text(encoding="utf-8")
+    for _ in range(which):  # the table after the first one
+        text = text[text.index("| peer | 1 thread |") + 1:]
+    table = _markdown_table(text, "| peer | 1 thread |")
     got = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
     assert len(got) == len(want)
     for (peer, one, two), (lib, version, want_one, want_two) in zip(got, want):

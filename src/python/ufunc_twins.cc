@@ -591,18 +591,22 @@ PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc
   ufunc->type_resolver =
       f.accepts == Accepts::kNumeric ? &NumericTypeResolver : &TwinTypeResolver;
 
-  // bfloat16, through ml_dtypes' dtype.
-  Ref bf16(reinterpret_cast<PyObject*>(DescrOf(DType::kBF16)));
-  if (bf16 && AcceptsDType(f, DType::kBF16)) {
-    auto* d = new LoopData{TwinOp(f, DType::kBF16, truncate), DType::kBF16};
-    const int num = reinterpret_cast<PyArray_Descr*>(bf16.get())->type_num;
+  // The dtype table's user dtypes (ml_dtypes' bfloat16), each a loop on its
+  // own type; a row whose module did not import has none.
+  for (int i = 0; i < kNumDTypes; ++i) {
+    const DType dt = static_cast<DType>(i);
+    if (kDTypeTraits[i].source == DSource::kNumpy || !HasDType(dt) || !AcceptsDType(f, dt)) {
+      continue;
+    }
+    auto* d = new LoopData{TwinOp(f, dt, truncate), dt};  // lives with the ufunc
+    const int num = TypeNum(dt);
     const int arg_types[3] = {num, num, bool_result ? NPY_BOOL : num};
     if (PyUFunc_RegisterLoopForType(ufunc, num, &KernelLoop, arg_types, d) < 0) {
+      delete d;
       Py_DECREF(u);
       return nullptr;
     }
   }
-  PyErr_Clear();  // no ml_dtypes: no bfloat16 loop
   // Pickling finds the twin as eltwise.ufunc.<name> by __module__ where the
   // ufunc takes one (NumPy >= 2.1); NumPy 2.0's ufuncs have no __dict__, and
   // pickle's search of the loaded modules finds it there instead.
