@@ -244,3 +244,27 @@ def test_readme_intro_is_the_docs_front_page():
         return path.read_text(encoding="utf-8").split("\n\n", 2)[1]
     assert intro(ROOT / "README.md").startswith("Element-wise binary operations")
     assert intro(ROOT / "README.md") == intro(DOCS / "index.md")
+
+
+def test_api_page_documents_each_function_once_under_its_kind():
+    """docs/api.rst's autofunction entries are the function table's names, each once,
+    in the table's order, each under the heading of its kind."""
+    text = (DOCS / "api.rst").read_text(encoding="utf-8")
+    heading_of = {"arithmetic": "Arithmetic", "division": "Arithmetic", "power": "Arithmetic",
+                  "extremum": "Arithmetic", "comparison": "Comparisons",
+                  "logical": "Logical operations", "bitwise": "Bit-wise operations"}
+    found, heading = [], None
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if i + 1 < len(lines) and lines[i + 1] and set(lines[i + 1]) == {"-"}:
+            heading = line
+        m = re.match(r"\.\. autofunction:: (\w+)$", line)
+        if m and m[1] in FUNCTION_NAMES:
+            found.append((m[1], heading))
+    rows = {r["name"]: r for r in FUNCTION_TABLE}
+    assert sorted(n for n, _ in found) == sorted(FUNCTION_NAMES)
+    for name, heading in found:
+        assert heading == heading_of[rows[name]["kind"]], (name, heading)
+    for kind_heading in set(heading_of.values()):
+        listed = [n for n, h in found if h == kind_heading]
+        assert listed == [n for n in FUNCTION_NAMES if heading_of[rows[n]["kind"]] == kind_heading]
