@@ -16,9 +16,3 @@ def names_where(**traits):
     return [row["name"] for row in FUNCTION_TABLE
             if all(row[k] == v for k, v in traits.items())]
 
-
-def dtype_names_where(**traits):
-    """The dtype names whose rows have every given trait, in table order:
-    ``dtype_names_where(category="float")``."""
-    return [row["name"] for row in DTYPE_TABLE
-            if all(row[k] == v for k, v in traits.items())]
