@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import eltwise
-from eltwise._docs import DOCS
+from eltwise._docs import DOCS, ENGINES
 from eltwise._names import FUNCTION_TABLE
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -61,7 +61,6 @@ def test_docstring_counterparts_are_the_tables_engine_names(row):
     """Each docstring's "Counterparts:" sentence names the function table's engines."""
     doc = " ".join(getattr(eltwise, row["name"]).__doc__.split())
     sentence = doc[doc.index("Counterparts: "):].split(". ")[0]
-    for engine in ("openvino", "onnx", "tensorrt"):
-        op = row[engine].partition(" ")[0]
-        label = {"openvino": "OpenVINO", "onnx": "ONNX", "tensorrt": "TensorRT"}[engine]
+    for label, column in ENGINES:
+        op = row[column].partition(" ")[0]
         assert (f"{label} ``{op}``" in sentence) == bool(op), (label, sentence)

@@ -324,6 +324,13 @@ def _stub_tree() -> ast.Module:
     return ast.parse(STUB.read_text(), str(STUB))
 
 
+def _stub_aliases(tree: ast.Module) -> dict[str, ast.expr]:
+    """The stub's ``name: TypeAlias = value`` (and other annotated assignments with a
+    value), by name."""
+    return {n.target.id: n.value for n in tree.body
+            if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value}
+
+
 def _literal_names(node: ast.expr, aliases: dict[str, ast.expr]) -> set[str]:
     """The strings of Literal[...] (or of the alias naming one)."""
     if isinstance(node, ast.Name):
@@ -357,8 +364,7 @@ def _function_class(tree: ast.Module) -> ast.ClassDef:
 
 def test_function_stub_matches_runtime():
     tree = _stub_tree()
-    aliases = {n.target.id: n.value for n in tree.body
-               if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value}
+    aliases = _stub_aliases(tree)
     cls = _function_class(tree)
     decorators = [ast.unparse(d) for d in cls.decorator_list]
     assert decorators == ["type_check_only"]
@@ -490,13 +496,11 @@ def test_broadcast_none_is_the_default_not_a_mode():
 # derives its own lists from.
 
 def _alias_literals(name: str) -> list[str]:
-    """The strings of the stub's ``name: TypeAlias = Literal[...]``, in order."""
-    for node in _stub_tree().body:
-        if isinstance(node, ast.AnnAssign) and ast.unparse(node.target) == name:
-            elts = node.value.slice.elts if isinstance(node.value.slice, ast.Tuple) else [
-                node.value.slice]
-            return [ast.unparse(e) if not isinstance(e, ast.Constant) else e.value for e in elts]
-    raise AssertionError(f"no {name} in the stubs")
+    """The members of the stub's ``name: TypeAlias = Literal[...]``, in order: a
+    string as itself, anything else (``Op.AND``) as its source."""
+    value = _stub_aliases(_stub_tree())[name]
+    elts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+    return [e.value if isinstance(e, ast.Constant) else ast.unparse(e) for e in elts]
 
 
 def _typevar_constraints(name: str) -> list[str]:

@@ -48,6 +48,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 import eltwise
+from eltwise._docs import ENGINES, engine_name
 from eltwise._names import FUNCTION_TABLE
 
 logger = logging.getLogger(__name__)
@@ -384,19 +385,13 @@ class BroadcastDiagram(SphinxDirective):
 
 # The engines' names --------------------------------------------------------------
 
-_ENGINES = ("OpenVINO", "ONNX", "TensorRT")
+_ENGINES = tuple(fw for fw, _ in ENGINES)
 
 
 def engine_names(row: dict[str, Any]) -> dict[str, str]:
-    """The engines' names of a function-table row, as reST literals: the
-    table's ``Mod fmod=0`` (an op, then the attribute that selects the
-    behaviour) reads "``Mod`` with ``fmod=0``", as in the docstrings."""
-    found = {}
-    for engine in _ENGINES:
-        op, _, attribute = row[engine.lower()].partition(" ")
-        if op:
-            found[engine] = f"``{op}`` with ``{attribute}``" if attribute else f"``{op}``"
-    return found
+    """The engines' names of a function-table row, rendered as the docstrings
+    render them (``eltwise._docs.engine_name``)."""
+    return {fw: engine_name(row[column]) for fw, column in ENGINES if row[column]}
 
 
 # What a row's ``accepts`` trait allows as operands.

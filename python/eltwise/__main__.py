@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 import eltwise
-from eltwise._names import DTYPE_NAMES as _DTYPE_NAMES
+from eltwise._names import DTYPE_NAMES as _ALL_DTYPES  # every dtype of the dtype table
 from eltwise._timing import per_call
 
 try:
@@ -112,7 +112,6 @@ def _cases(sizes, broadcast):
 
 
 _DTYPES = ("float32", "float16", "int32", "bfloat16", "float64")
-_ALL_DTYPES = _DTYPE_NAMES  # every dtype of the dtype table (src/core/dtype.h)
 
 
 def _dtype(name):

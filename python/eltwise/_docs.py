@@ -235,7 +235,11 @@ def _item(head: str, text: str) -> str:
     return f"{head}\n{_fill(text, '    ')}"
 
 
-def _engine_name(name: str) -> str:
+# The engines, as the docs name them, and the function table's column of each.
+ENGINES = (("OpenVINO", "openvino"), ("ONNX", "onnx"), ("TensorRT", "tensorrt"))
+
+
+def engine_name(name: str) -> str:
     """Computes the reST of one engine's name from the table: ``Mod fmod=0``
     (the op, then the attribute that selects the behaviour) reads
     "``Mod`` with ``fmod=0``"."""
@@ -245,9 +249,8 @@ def _engine_name(name: str) -> str:
 
 def _engines(row: dict[str, Any]) -> str:
     """Computes the sentence naming the inference-engine counterparts."""
-    frameworks = (("OpenVINO", row["openvino"]), ("ONNX", row["onnx"]),
-                  ("TensorRT", row["tensorrt"]))
-    have = [f"{fw} {_engine_name(op)}" for fw, op in frameworks if op]
+    frameworks = [(fw, row[column]) for fw, column in ENGINES]
+    have = [f"{fw} {engine_name(op)}" for fw, op in frameworks if op]
     text = "Counterparts: " + ", ".join(have) + "."
     lacking = [fw for fw, op in frameworks if not op]
     if lacking:
