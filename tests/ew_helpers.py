@@ -18,15 +18,21 @@ def _dtype(row) -> np.dtype:
 
 
 # The dtype lists, from the dtype table (src/core/dtype.h); test_op_table.py
-# checks the table against NumPy and ml_dtypes.
-_BY_CATEGORY = {c: [_dtype(r) for r in DTYPE_TABLE if r["category"] == c]
+# checks the table against NumPy and ml_dtypes. The lists below are the native
+# dtypes (each element its own value); the coded ones (ml_dtypes' float8,
+# float6, float4: a code per byte) are CODED_DTYPES, tested on their own
+# (test_small_dtypes.py).
+_NATIVE_ROWS = [r for r in DTYPE_TABLE if not r["code_bits"]]
+CODED_ROWS = [r for r in DTYPE_TABLE if r["code_bits"]]
+CODED_DTYPES = [_dtype(r) for r in CODED_ROWS]
+_BY_CATEGORY = {c: [_dtype(r) for r in _NATIVE_ROWS if r["category"] == c]
                 for c in ("bool", "signed", "unsigned", "float")}
 INT_DTYPES = _BY_CATEGORY["signed"]
 UINT_DTYPES = _BY_CATEGORY["unsigned"]
 INTEGER_DTYPES = INT_DTYPES + UINT_DTYPES
 FLOAT_DTYPES = _BY_CATEGORY["float"]
 HALF_DTYPES = [d for d in FLOAT_DTYPES if d.itemsize < 4]
-ALL_DTYPES = [_dtype(r) for r in DTYPE_TABLE]
+ALL_DTYPES = [_dtype(r) for r in _NATIVE_ROWS]
 
 # The op lists, from the function table (src/core/ops.h, src/python/functions.h);
 # test_op_lists_match_numpy checks the table against NumPy's own behaviour.

@@ -63,7 +63,7 @@ def test_rows_agree_with_the_functions(name):
 # --- The dtype table (src/core/dtype.h) -----------------------------------------
 
 from eltwise._names import DTYPE_TABLE  # noqa: E402
-from ew_helpers import ALL_DTYPES  # noqa: E402
+from ew_helpers import ALL_DTYPES, CODED_DTYPES  # noqa: E402
 
 NUMPY_KIND = {"bool": "b", "signed": "i", "unsigned": "u", "float": "f"}
 
@@ -77,9 +77,15 @@ def test_dtype_rows_agree_with_numpy(row):
     assert dt.itemsize == row["itemsize"]
     if row["source"] == "numpy":
         assert dt.kind == NUMPY_KIND[row["category"]]
-    else:  # ml_dtypes' types are NumPy user dtypes of kind 'V'; their finfo/iinfo tells
+    else:  # ml_dtypes' types are NumPy user dtypes (kind 'V' or 'f'); their finfo/iinfo tells
         info = ml_dtypes.finfo(dt) if row["category"] == "float" else ml_dtypes.iinfo(dt)
-        assert info.bits == 8 * row["itemsize"]
+        assert info.bits == (row["code_bits"] or 8 * row["itemsize"])
+        if row["code_bits"] and row["category"] == "float":
+            assert (info.nexp, info.nmant) == (row["exp_bits"], row["mant_bits"])
+            # The smallest normal is 2^(1 - bias); float8_e8m0fnu has no zero
+            # nor subnormals, and its code 0 is 2^-bias.
+            assert info.smallest_normal == 2.0 ** (
+                -row["bias"] if row["name"] == "float8_e8m0fnu" else 1 - row["bias"])
     one = np.ones(3, dt)
     assert eltwise.add(one, one).dtype == (dt if row["category"] != "bool" else np.dtype(bool))
     assert eltwise.equal(one, one).dtype == bool
@@ -89,7 +95,7 @@ def test_dtype_table_is_every_dtype_eltwise_takes():
     """Every builtin NumPy dtype outside the table is a TypeError; every one inside
     computes (aliases such as longlong map to their row by kind and size)."""
     taken = set(ALL_DTYPES)
-    assert len(taken) == len(DTYPE_TABLE)
+    assert len(taken) + len(CODED_DTYPES) == len(DTYPE_TABLE)
     for code in np.typecodes["All"]:
         dt = np.dtype(code)
         if dt.kind in "OSUVMm":  # need a length or a unit; the object kind below

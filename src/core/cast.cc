@@ -33,10 +33,14 @@ bool Run(const char* src, char* dst, int64_t n) {
 template <DType kT, typename Storage>
 using CastValue = std::conditional_t<kT == DType::kBool, bool, Storage>;
 
-// float16 and bfloat16 are not cast here (their storage is bits): false.
+// Casts NumPy does (or ml_dtypes for its dtypes): float16, bfloat16 and the
+// coded dtypes are not cast here (their storage is bits, not a C++ value).
+template <DType kT>
+constexpr bool kCastHere = !IsNarrowFloat(kT) && !IsCoded(kT);
+
 template <typename From, DType kTo, typename Storage>
 bool RunTo(const char* src, char* dst, int64_t n) {
-  if constexpr (IsHalfFloat(kTo)) {
+  if constexpr (!kCastHere<kTo>) {
     return false;
   } else {
     return Run<From, CastValue<kTo, Storage>>(src, dst, n);
@@ -56,7 +60,7 @@ bool RunFrom(DType to, const char* src, char* dst, int64_t n) {
 
 template <DType kFrom, typename Storage>
 bool RunFromDType(DType to, const char* src, char* dst, int64_t n) {
-  if constexpr (IsHalfFloat(kFrom)) {
+  if constexpr (!kCastHere<kFrom>) {
     return false;
   } else {
     return RunFrom<CastValue<kFrom, Storage>>(to, src, dst, n);

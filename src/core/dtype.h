@@ -9,34 +9,86 @@
 
 namespace eltwise {
 
+// How a one-byte coded dtype (ml_dtypes' float8, float6, float4) lays out
+// its value in the low `bits` bits of its byte: a sign bit (unless
+// unsigned), exp_bits of exponent biased by `bias`, mant_bits of mantissa.
+// `special` says what the format has besides finite numbers, each as
+// ml_dtypes defines it (docs/semantics.md, "Low-precision dtypes"):
+// - kIEEE: infinities and NaNs where the exponent is all ones (float8_e5m2,
+//   float8_e4m3, float8_e3m4);
+// - kFN: no infinities, NaN where exponent and mantissa are all ones
+//   (float8_e4m3fn);
+// - kFNUZ: no infinities, no -0: the code of -0 is the only NaN;
+// - kFinite: neither (float6, float4); a NaN converts to -0 (a negative one
+//   to +0) and anything beyond the largest finite value to that value;
+// - kE8M0: unsigned powers of two 2^(code - 127), code 0xFF is NaN; no zero.
+// A native dtype (its storage is its value) has bits == 0.
+enum class Special : int { kNone, kIEEE, kFN, kFNUZ, kFinite, kE8M0 };
+struct CodeFormat {
+  int bits;
+  int exp_bits;
+  int mant_bits;
+  int bias;
+  Special special;
+};
+inline constexpr CodeFormat kNative{0, 0, 0, 0, Special::kNone};
+constexpr CodeFormat FloatCode(int exp_bits, int mant_bits, int bias, Special special) {
+  return {(special == Special::kE8M0 ? 0 : 1) + exp_bits + mant_bits, exp_bits, mant_bits, bias,
+          special};
+}
+
 // The dtype table: every element type eltwise computes in, one row each, and
 // the traits the rest of the code reads from it. Adding a dtype is a row here,
 // its kernel registrations (kernels/) and, for a C++ type of its own, its
 // DTypeOf (kernels/table.h); no code depends on the order of DType.
 //
-// X(Id, storage, name, category, source):
+// X(Id, storage, name, category, source, format):
 // - storage: the C++ type of one element's bytes; bool is one byte holding 0
-//   or 1, float16 and bfloat16 are their 16-bit patterns (uint16_t);
+//   or 1, float16 and bfloat16 are their 16-bit patterns (uint16_t), a coded
+//   dtype is Coded<its id> (one byte, its code);
 // - name: the dtype's name in NumPy or ml_dtypes (numpy.dtype(name));
 // - category: bool, signed or unsigned integer, or float;
-// - source: the module whose attribute `name` is the dtype.
+// - source: the module whose attribute `name` is the dtype;
+// - format: kNative, or the CodeFormat of a coded dtype.
 enum class DCategory : int { kBool, kSigned, kUnsigned, kFloat };
 enum class DSource : int { kNumpy, kMlDtypes };
 
-#define ELTWISE_DTYPES(X)                                \
-  X(Bool, uint8_t, "bool", kBool, kNumpy)                \
-  X(I8, int8_t, "int8", kSigned, kNumpy)                 \
-  X(I16, int16_t, "int16", kSigned, kNumpy)              \
-  X(I32, int32_t, "int32", kSigned, kNumpy)              \
-  X(I64, int64_t, "int64", kSigned, kNumpy)              \
-  X(U8, uint8_t, "uint8", kUnsigned, kNumpy)             \
-  X(U16, uint16_t, "uint16", kUnsigned, kNumpy)          \
-  X(U32, uint32_t, "uint32", kUnsigned, kNumpy)          \
-  X(U64, uint64_t, "uint64", kUnsigned, kNumpy)          \
-  X(F16, uint16_t, "float16", kFloat, kNumpy)            \
-  X(BF16, uint16_t, "bfloat16", kFloat, kMlDtypes)       \
-  X(F32, float, "float32", kFloat, kNumpy)               \
-  X(F64, double, "float64", kFloat, kNumpy)
+#define ELTWISE_DTYPES(X)                                                                        \
+  X(Bool, uint8_t, "bool", kBool, kNumpy, kNative)                                               \
+  X(I8, int8_t, "int8", kSigned, kNumpy, kNative)                                                \
+  X(I16, int16_t, "int16", kSigned, kNumpy, kNative)                                             \
+  X(I32, int32_t, "int32", kSigned, kNumpy, kNative)                                             \
+  X(I64, int64_t, "int64", kSigned, kNumpy, kNative)                                             \
+  X(U8, uint8_t, "uint8", kUnsigned, kNumpy, kNative)                                            \
+  X(U16, uint16_t, "uint16", kUnsigned, kNumpy, kNative)                                         \
+  X(U32, uint32_t, "uint32", kUnsigned, kNumpy, kNative)                                         \
+  X(U64, uint64_t, "uint64", kUnsigned, kNumpy, kNative)                                         \
+  X(F16, uint16_t, "float16", kFloat, kNumpy, kNative)                                           \
+  X(BF16, uint16_t, "bfloat16", kFloat, kMlDtypes, kNative)                                      \
+  X(F32, float, "float32", kFloat, kNumpy, kNative)                                              \
+  X(F64, double, "float64", kFloat, kNumpy, kNative)                                             \
+  X(F8E4M3FN, Coded<DType::kF8E4M3FN>, "float8_e4m3fn", kFloat, kMlDtypes,                       \
+    (FloatCode(4, 3, 7, Special::kFN)))                                                          \
+  X(F8E5M2, Coded<DType::kF8E5M2>, "float8_e5m2", kFloat, kMlDtypes,                             \
+    (FloatCode(5, 2, 15, Special::kIEEE)))                                                       \
+  X(F8E4M3FNUZ, Coded<DType::kF8E4M3FNUZ>, "float8_e4m3fnuz", kFloat, kMlDtypes,                 \
+    (FloatCode(4, 3, 8, Special::kFNUZ)))                                                        \
+  X(F8E5M2FNUZ, Coded<DType::kF8E5M2FNUZ>, "float8_e5m2fnuz", kFloat, kMlDtypes,                 \
+    (FloatCode(5, 2, 16, Special::kFNUZ)))                                                       \
+  X(F8E8M0FNU, Coded<DType::kF8E8M0FNU>, "float8_e8m0fnu", kFloat, kMlDtypes,                    \
+    (FloatCode(8, 0, 127, Special::kE8M0)))                                                      \
+  X(F4E2M1FN, Coded<DType::kF4E2M1FN>, "float4_e2m1fn", kFloat, kMlDtypes,                       \
+    (FloatCode(2, 1, 1, Special::kFinite)))                                                      \
+  X(F8E4M3, Coded<DType::kF8E4M3>, "float8_e4m3", kFloat, kMlDtypes,                             \
+    (FloatCode(4, 3, 7, Special::kIEEE)))                                                        \
+  X(F8E3M4, Coded<DType::kF8E3M4>, "float8_e3m4", kFloat, kMlDtypes,                             \
+    (FloatCode(3, 4, 3, Special::kIEEE)))                                                        \
+  X(F8E4M3B11FNUZ, Coded<DType::kF8E4M3B11FNUZ>, "float8_e4m3b11fnuz", kFloat, kMlDtypes,        \
+    (FloatCode(4, 3, 11, Special::kFNUZ)))                                                       \
+  X(F6E2M3FN, Coded<DType::kF6E2M3FN>, "float6_e2m3fn", kFloat, kMlDtypes,                       \
+    (FloatCode(2, 3, 1, Special::kFinite)))                                                      \
+  X(F6E3M2FN, Coded<DType::kF6E3M2FN>, "float6_e3m2fn", kFloat, kMlDtypes,                       \
+    (FloatCode(3, 2, 3, Special::kFinite)))
 
 enum class DType : int {
 #define ELTWISE_DTYPE_ID(id, ...) k##id,
@@ -44,16 +96,24 @@ enum class DType : int {
 #undef ELTWISE_DTYPE_ID
 };
 
+// The storage of a coded dtype: one byte, its code. A type per dtype, so
+// that kernels and casts tell the formats apart by type.
+template <DType kId>
+struct Coded {
+  uint8_t code;
+};
+
 struct DTypeTraits {
   const char* name;
   size_t item_size;
   DCategory category;
   DSource source;
+  CodeFormat format;
 };
 
 inline constexpr DTypeTraits kDTypeTraits[] = {
-#define ELTWISE_DTYPE_TRAITS(id, storage, name, category, source) \
-  {name, sizeof(storage), DCategory::category, DSource::source},
+#define ELTWISE_DTYPE_TRAITS(id, storage, name, category, source, format) \
+  {name, sizeof(storage), DCategory::category, DSource::source, format},
     ELTWISE_DTYPES(ELTWISE_DTYPE_TRAITS)
 #undef ELTWISE_DTYPE_TRAITS
 };
@@ -66,9 +126,12 @@ constexpr bool IsSignedInt(DType t) { return Traits(t).category == DCategory::kS
 constexpr bool IsInteger(DType t) {
   return IsSignedInt(t) || Traits(t).category == DCategory::kUnsigned;
 }
-// A float narrower than float32 (float16, bfloat16): computed in float32 and
-// rounded once per op (docs/semantics.md, "Exactness").
-constexpr bool IsHalfFloat(DType t) { return IsFloat(t) && ItemSize(t) < 4; }
+// A coded dtype: its byte is a code (CodeFormat), not a native value.
+constexpr bool IsCoded(DType t) { return Traits(t).format.bits != 0; }
+// A float narrower than float32 (float16, bfloat16 and the coded floats):
+// computed in float32 and rounded once per op (docs/semantics.md,
+// "Exactness").
+constexpr bool IsNarrowFloat(DType t) { return IsFloat(t) && ItemSize(t) < 4; }
 
 constexpr const char* CategoryName(DCategory c) {
   switch (c) {

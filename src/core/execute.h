@@ -33,7 +33,7 @@ struct ExecuteArgs {
 // second thread costs more than it saves at 10^5 int8 elements.
 constexpr size_t ParallelBytes(OpId op, DType compute) {
   const bool costly =
-      Traits(op).compute_bound || IsHalfFloat(compute);
+      Traits(op).compute_bound || IsNarrowFloat(compute);
   return costly ? size_t{1} << 18 : size_t{1} << 19;
 }
 // Output bytes above which stores bypass the cache (larger than L2 + a share

@@ -33,22 +33,26 @@ struct SquaredDifferenceOp : MemoryBoundOp {
   }
 };
 
-// float16/bfloat16: the difference is rounded to T before it is squared, so
-// the result is (x1 - x2) ** 2 computed in T (two roundings), as NumPy's
-// square(subtract(x1, x2)).
+// float16, bfloat16 and the coded floats: the difference is rounded to T
+// before it is squared, so the result is (x1 - x2) ** 2 computed in T (two
+// roundings), as NumPy's square(subtract(x1, x2)).
 template <typename T>
 struct RoundedSquaredDifferenceOp : MemoryBoundOp {
   template <typename S> using Compute = float;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
-    const hn::Rebind<T, D> dt;
-    const V diff = Widen(d, Narrow(dt, d, hn::Sub(a, b)));
+    const V diff = RoundedTo<T>(d, hn::Sub(a, b));
     return hn::Mul(diff, diff);
   }
 };
 
+template <typename... Ts>
+void SetRoundedSquaredDifference(KernelTable& t) {
+  (SetLoops<RoundedSquaredDifferenceOp<Ts>, Ts, Ts>(t, OpId::kSquaredDifference, DTypeOf<Ts>()), ...);
+}
+
 // NaN propagates (a NaN first operand wins over a NaN second one). Ties of
 // -0.0 and 0.0 go as NumPy's loops decide them on x86-64 (docs/semantics.md: "Exactness"): to the
-// second operand for float32, float64 and bfloat16 (ml_dtypes), to the first
+// second operand for float32, float64 and ml_dtypes' floats, to the first
 // for float16. Equal values are otherwise the same bits, so only those ties
 // differ. kMax: maximum, else minimum; kFirstOnTie: the float16 rule.
 template <bool kMax, bool kFirstOnTie>
@@ -101,12 +105,11 @@ void FillArithmetic(KernelTable& t) {
   SetLoopsFor<MultiplyOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kMultiply);
   SetLoopsFor<SquaredDifferenceOp, false, ELTWISE_INT_TYPES, float, double>(
       t, OpId::kSquaredDifference);
-  SetLoops<RoundedSquaredDifferenceOp<hwy::float16_t>, hwy::float16_t, hwy::float16_t>(
-      t, OpId::kSquaredDifference, DType::kF16);
-  SetLoops<RoundedSquaredDifferenceOp<hwy::bfloat16_t>, hwy::bfloat16_t, hwy::bfloat16_t>(
-      t, OpId::kSquaredDifference, DType::kBF16);
-  SetLoopsFor<MaximumOp, false, ELTWISE_INT_TYPES, hwy::bfloat16_t, float, double>(t, OpId::kMaximum);
-  SetLoopsFor<MinimumOp, false, ELTWISE_INT_TYPES, hwy::bfloat16_t, float, double>(t, OpId::kMinimum);
+  SetRoundedSquaredDifference<hwy::float16_t, hwy::bfloat16_t, ELTWISE_CODED_FLOAT_TYPES>(t);
+  SetLoopsFor<MaximumOp, false, ELTWISE_INT_TYPES, hwy::bfloat16_t, float, double,
+              ELTWISE_CODED_FLOAT_TYPES>(t, OpId::kMaximum);
+  SetLoopsFor<MinimumOp, false, ELTWISE_INT_TYPES, hwy::bfloat16_t, float, double,
+              ELTWISE_CODED_FLOAT_TYPES>(t, OpId::kMinimum);
   SetLoops<ExtremumOp<true, true>, hwy::float16_t, hwy::float16_t>(t, OpId::kMaximum, DType::kF16);
   SetLoops<ExtremumOp<false, true>, hwy::float16_t, hwy::float16_t>(t, OpId::kMinimum, DType::kF16);
   SetLoopsFor<BitwiseAndOp, false, ELTWISE_INT_TYPES>(t, OpId::kBitwiseAnd);

@@ -580,19 +580,36 @@ void SetScalarDivisorLoops(KernelTable& t, OpId op) {
    ...);
 }
 
+// The coded floats' floor_divide and mod: the NaN of a zero divisor is
+// positive, as ml_dtypes' divmod returns quiet_NaN() there (x86's 0 / 0 is
+// negative). The sign shows in float6 and float4, whose NaN converts to a
+// zero of the other sign (docs/semantics.md, "Low-precision dtypes").
+template <class FloatOp>
+struct PositiveNaNByZero : FloatOp {
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
+    const V r = FloatOp::operator()(d, a, b);
+    const V nan = hn::BitCast(d, hn::Set(hn::RebindToUnsigned<D>(), 0x7FC00000u));
+    return hn::IfThenElse(hn::And(hn::Eq(b, hn::Zero(d)), hn::IsNaN(r)), nan, r);
+  }
+};
+
 // Integers: IntDivide, but a scalar divisor goes to its own functor.
-template <Rounding kRound, Result kResult, class FloatOp>
+// CodedOp: the float op of the coded floats.
+template <Rounding kRound, Result kResult, class FloatOp, class CodedOp = FloatOp>
 void SetDivisionRow(KernelTable& t, OpId op) {
   SetLoopsFor<IntDivide<kRound, kResult>, false, ELTWISE_INT_TYPES>(t, op);
   SetScalarDivisorLoops<IntDivideByScalar<kRound, kResult>, ELTWISE_INT_TYPES>(t, op);
-  SetLoopsFor<FloatOp, false, ELTWISE_FLOAT_TYPES>(t, op);
+  SetLoopsFor<FloatOp, false, ELTWISE_NATIVE_FLOAT_TYPES>(t, op);
+  SetLoopsFor<CodedOp, false, ELTWISE_CODED_FLOAT_TYPES>(t, op);
 }
 
 // Fills the rows of this family for the current target.
 void FillDivision(KernelTable& t) {
   SetDivisionRow<Rounding::kTrunc, Result::kQuotient, FloatTrueDivide>(t, OpId::kDivide);
-  SetDivisionRow<Rounding::kFloor, Result::kQuotient, FloatFloorDivide>(t, OpId::kFloorDivide);
-  SetDivisionRow<Rounding::kFloor, Result::kRemainder, FloatMod>(t, OpId::kMod);
+  SetDivisionRow<Rounding::kFloor, Result::kQuotient, FloatFloorDivide,
+                 PositiveNaNByZero<FloatFloorDivide>>(t, OpId::kFloorDivide);
+  SetDivisionRow<Rounding::kFloor, Result::kRemainder, FloatMod, PositiveNaNByZero<FloatMod>>(
+      t, OpId::kMod);
   SetDivisionRow<Rounding::kTrunc, Result::kRemainder, FloatFmod>(t, OpId::kFmod);
   SetLoopsFor<FloatTruncDivide, false, double>(t, OpId::kTruncDivide);
 }

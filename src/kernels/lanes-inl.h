@@ -19,7 +19,9 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "core/dtype.h"
 #include "kernels/bool-inl.h"
+#include "kernels/coded-inl.h"
 #include "kernels/half-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -32,18 +34,41 @@ template <typename T>
 constexpr bool kIsHalf = std::is_same<T, hwy::float16_t>::value ||
                          std::is_same<T, hwy::bfloat16_t>::value;
 
-// The type an op computes in by default: float16/bfloat16 in float32 (one
-// rounding at the end), everything else in itself.
+// A coded dtype's storage (core/dtype.h): its id, and that its lanes are
+// u8 codes.
 template <typename T>
-using Arith = std::conditional_t<kIsHalf<T>, float, T>;
+struct CodedTraits {
+  static constexpr bool kCoded = false;
+};
+template <DType kId>
+struct CodedTraits<Coded<kId>> {
+  static constexpr bool kCoded = true;
+  static constexpr DType kDType = kId;
+};
+template <typename T>
+constexpr bool kIsCoded = CodedTraits<T>::kCoded;
+
+// The lane type a storage type loads as: its code byte for a coded dtype,
+// itself otherwise.
+template <typename T>
+using Lane = std::conditional_t<kIsCoded<T>, uint8_t, T>;
+
+// The type an op computes in by default: float16, bfloat16 and the coded
+// floats in float32 (one rounding at the end), everything else in itself.
+template <typename T>
+using Arith = std::conditional_t<kIsHalf<T> || kIsCoded<T>, float, T>;
 
 // Storage value 1 of T: pads the lanes past the end of a tail, so padding never
 // divides by zero or raises anything.
 // The half types get their bits copied in: Highway >= 1.1 made them classes (or
 // native _Float16) that brace-initialization from bits no longer reaches.
 template <typename T>
-HWY_INLINE T OneOf() {
-  if constexpr (kIsHalf<T>) {
+HWY_INLINE Lane<T> OneOf() {
+  if constexpr (kIsCoded<T>) {
+    // 1.0 = 2^0: the biased exponent is the bias, the mantissa 0.
+    constexpr CodeFormat f = Traits(CodedTraits<T>::kDType).format;
+    return static_cast<uint8_t>(f.bias << f.mant_bits);
+  } else if constexpr (kIsHalf<T>) {
     const uint16_t bits = std::is_same<T, hwy::float16_t>::value ? 0x3C00 : 0x3F80;
     T one;
     static_assert(sizeof(one) == sizeof(bits), "half types are 16 bits");
@@ -122,13 +147,41 @@ HWY_INLINE hn::Vec<DO> Narrow(DO dout, DC dc, hn::Vec<DC> v) {
   }
 }
 
-// The op's result (a vector or a mask) as result-storage lanes.
-template <class DO, class DC, class R>
+// Widen from storage T: a coded dtype's codes decoded, other lanes Widen.
+template <typename T, class DC, class VS>
+HWY_INLINE hn::Vec<DC> WidenFrom(DC dc, VS v) {
+  if constexpr (kIsCoded<T>) {
+    return DecodeFloat<CodedTraits<T>::kDType>(dc, v);
+  } else {
+    return Widen(dc, v);
+  }
+}
+
+// Narrow to storage O (dout: lanes of Lane<O>): coded dtypes encoded, other
+// lanes Narrow.
+template <typename O, class DO, class DC>
+HWY_INLINE hn::Vec<DO> NarrowTo(DO dout, DC dc, hn::Vec<DC> v) {
+  if constexpr (kIsCoded<O>) {
+    return EncodeFloat<CodedTraits<O>::kDType>(dout, dc, v);
+  } else {
+    return Narrow(dout, dc, v);
+  }
+}
+
+// v rounded to storage T and back: the value T holds (compute lanes).
+template <typename T, class DC>
+HWY_INLINE hn::Vec<DC> RoundedTo(DC dc, hn::Vec<DC> v) {
+  const hn::Rebind<Lane<T>, DC> dt;
+  return WidenFrom<T>(dc, NarrowTo<T>(dt, dc, v));
+}
+
+// The op's result (a vector or a mask) as lanes of result storage O.
+template <typename O, class DO, class DC, class R>
 HWY_INLINE hn::Vec<DO> ResultLanes(DO dout, DC dc, R r) {
   if constexpr (std::is_same<R, hn::Mask<DC>>::value) {
     return MaskToBool(dout, dc, r);
   } else {
-    return Narrow(dout, dc, r);
+    return NarrowTo<O>(dout, dc, r);
   }
 }
 

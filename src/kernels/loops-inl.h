@@ -51,32 +51,34 @@ template <class Op, typename T, typename O, LoopKind kKind>
 int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
                void* HWY_RESTRICT po, size_t n, unsigned hints) {
   using C = typename Op::template Compute<T>;
+  using TL = Lane<T>;  // storage lanes (a coded dtype's codes)
+  using OL = Lane<O>;
   const hn::ScalableTag<C> dc;
-  const hn::Rebind<T, decltype(dc)> ds;
-  const hn::Rebind<O, decltype(dc)> dout;
+  const hn::Rebind<TL, decltype(dc)> ds;
+  const hn::Rebind<OL, decltype(dc)> dout;
   const size_t N = hn::Lanes(dc);
   constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(C);
-  const T* a = static_cast<const T*>(pa);
-  const T* b = static_cast<const T*>(pb);
-  O* out = static_cast<O*>(po);
+  const TL* a = static_cast<const TL*>(pa);
+  const TL* b = static_cast<const TL*>(pb);
+  OL* out = static_cast<OL*>(po);
   Op op;
 
   // The broadcast operand of a scalar loop kind, read once. (Set, not a
   // filled buffer: its lanes' stores and the vector load after them defeated
   // store forwarding, a stall on every call.)
-  const T s = kKind == LoopKind::kScalarFirst    ? a[0]
+  const TL s = kKind == LoopKind::kScalarFirst    ? a[0]
               : kKind == LoopKind::kScalarSecond ? b[0]
                                                  : OneOf<T>();
-  const auto vs = Widen(dc, SplatStorage(ds, s));
+  const auto vs = WidenFrom<T>(dc, SplatStorage(ds, s));
   // In the compute type: a half-precision scalar arrives widened to float.
   if constexpr (kKind == LoopKind::kScalarSecond) op.PrepareScalarSecond(hn::GetLane(vs));
 
   // The result lanes for one vector of each operand, read from pa and pb
   // (the broadcast operand of a scalar kind is vs instead).
-  const auto result_at = [&](const T* pa_i, const T* pb_i) {
-    const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, pa_i));
-    const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, pb_i));
-    return ResultLanes(dout, dc, op(dc, va, vb));
+  const auto result_at = [&](const TL* pa_i, const TL* pb_i) {
+    const auto va = kKind == LoopKind::kScalarFirst ? vs : WidenFrom<T>(dc, hn::LoadU(ds, pa_i));
+    const auto vb = kKind == LoopKind::kScalarSecond ? vs : WidenFrom<T>(dc, hn::LoadU(ds, pb_i));
+    return ResultLanes<O>(dout, dc, op(dc, va, vb));
   };
 
   // Stores the result lanes of the N elements from i with store(r, out + i).
@@ -84,14 +86,14 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
 
   // Computes `count` < N elements from i through padded buffers.
   const auto partial = [&](size_t i, size_t count) {
-    HWY_ALIGN T ta[kMaxLanes];
-    HWY_ALIGN T tb[kMaxLanes];
-    HWY_ALIGN O to[kMaxLanes];
+    HWY_ALIGN TL ta[kMaxLanes];
+    HWY_ALIGN TL tb[kMaxLanes];
+    HWY_ALIGN OL to[kMaxLanes];
     for (size_t j = 0; j < kMaxLanes; ++j) ta[j] = tb[j] = OneOf<T>();
-    if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i, count * sizeof(T));
-    if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i, count * sizeof(T));
+    if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i, count * sizeof(TL));
+    if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i, count * sizeof(TL));
     hn::StoreU(result_at(ta, tb), dout, to);
-    memcpy(out + i, to, count * sizeof(O));
+    memcpy(out + i, to, count * sizeof(OL));
   };
 
   // Memory-bound ops compute four vectors from i, all loaded before any is
@@ -117,7 +119,7 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
       const size_t head = misalign ? (vbytes - misalign) / sizeof(O) : 0;
       if (head) partial(0, head);
       i = head;
-      const auto stream_to = [&](auto r, O* p) { hn::Stream(r, dout, p); };
+      const auto stream_to = [&](auto r, OL* p) { hn::Stream(r, dout, p); };
       if constexpr (kCanStream && Op::kMemoryBound) {
         for (; i + 4 * N <= n; i += 4 * N) four_at(i, stream_to);
       }
@@ -132,8 +134,8 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   using R = decltype(op(dc, vs, vs));
   if constexpr (sizeof(O) == 1 && sizeof(C) >= 4 && std::is_same<R, hn::Mask<decltype(dc)>>::value) {
     const auto mask_at = [&](size_t j) {
-      const auto va = kKind == LoopKind::kScalarFirst ? vs : Widen(dc, hn::LoadU(ds, a + j));
-      const auto vb = kKind == LoopKind::kScalarSecond ? vs : Widen(dc, hn::LoadU(ds, b + j));
+      const auto va = kKind == LoopKind::kScalarFirst ? vs : WidenFrom<T>(dc, hn::LoadU(ds, a + j));
+      const auto vb = kKind == LoopKind::kScalarSecond ? vs : WidenFrom<T>(dc, hn::LoadU(ds, b + j));
       return op(dc, va, vb);
     };
     const auto lanes32 = [&](size_t j) {  // results j .. j + 7 as 32-bit lanes
@@ -146,16 +148,16 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
     }
   }
 #endif
-  const auto store_to = [&](auto r, O* p) { hn::StoreU(r, dout, p); };
+  const auto store_to = [&](auto r, OL* p) { hn::StoreU(r, dout, p); };
   if constexpr (Op::kMemoryBound) {
     for (; i + 4 * N <= n; i += 4 * N) four_at(i, store_to);
   }
   for (; i + N <= n; i += N) one_vector_at(i, store_to);
   if (i < n) {
     // Byte ranges: out against each operand that is an array.
-    const auto apart = [&](const T* p) {
+    const auto apart = [&](const TL* p) {
       const uintptr_t o0 = reinterpret_cast<uintptr_t>(out), p0 = reinterpret_cast<uintptr_t>(p);
-      return o0 + n * sizeof(O) <= p0 || p0 + n * sizeof(T) <= o0;
+      return o0 + n * sizeof(OL) <= p0 || p0 + n * sizeof(TL) <= o0;
     };
     if (n >= N && (hints & kHintSettledInputs) && (kKind == LoopKind::kScalarFirst || apart(a)) &&
         (kKind == LoopKind::kScalarSecond || apart(b))) {
@@ -187,15 +189,17 @@ HWY_INLINE hn::Vec<DS> LoadLanes(DS ds, const char* p, int64_t stride) {
 template <class Op, typename T, typename O>
 int StridedLoop(const void* pa, int64_t sa, const void* pb, int64_t sb, void* po, size_t n) {
   using C = typename Op::template Compute<T>;
+  using TL = Lane<T>;  // storage lanes (a coded dtype's codes)
+  using OL = Lane<O>;
   const hn::ScalableTag<C> dc;
-  const hn::Rebind<T, decltype(dc)> ds;
-  const hn::Rebind<O, decltype(dc)> dout;
+  const hn::Rebind<TL, decltype(dc)> ds;
+  const hn::Rebind<OL, decltype(dc)> dout;
   const size_t N = hn::Lanes(dc);
   constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(C);
-  constexpr int64_t kSize = sizeof(T);
+  constexpr int64_t kSize = sizeof(TL);
   const char* a = static_cast<const char*>(pa);
   const char* b = static_cast<const char*>(pb);
-  O* out = static_cast<O*>(po);
+  OL* out = static_cast<OL*>(po);
   Op op;
 
   // How an operand's lanes load. Every other element (a[::2]): two vector
@@ -206,14 +210,14 @@ int StridedLoop(const void* pa, int64_t sa, const void* pb, int64_t sb, void* po
     return s == 0 ? kBroadcast : s == kSize ? kDense : kPairs && s == 2 * kSize ? kEveryOther : kOneByOne;
   };
   const Way way_a = way_of(sa), way_b = way_of(sb);
-  const auto va0 = Widen(dc, LoadLanes(ds, a, 0));
-  const auto vb0 = Widen(dc, LoadLanes(ds, b, 0));
+  const auto va0 = WidenFrom<T>(dc, LoadLanes(ds, a, 0));
+  const auto vb0 = WidenFrom<T>(dc, LoadLanes(ds, b, 0));
   // Lanes i .. i + N - 1. kEveryOther reads up to the element before i + N,
   // so the loop below keeps i + N < n.
   const auto load = [&](Way way, const char* p, int64_t s, size_t i, hn::Vec<decltype(dc)> v0) {
     const char* at = p + static_cast<int64_t>(i) * s;
     if (way == kBroadcast) return v0;
-    if (way == kDense) return Widen(dc, hn::LoadU(ds, reinterpret_cast<const T*>(at)));
+    if (way == kDense) return WidenFrom<T>(dc, hn::LoadU(ds, reinterpret_cast<const TL*>(at)));
 #if HWY_TARGET != HWY_SCALAR
     if constexpr (kPairs) {
       if (way == kEveryOther) {
@@ -223,27 +227,27 @@ int StridedLoop(const void* pa, int64_t sa, const void* pb, int64_t sb, void* po
       }
     }
 #endif
-    return Widen(dc, LoadLanes(ds, at, s));
+    return WidenFrom<T>(dc, LoadLanes(ds, at, s));
   };
 
   size_t i = 0;
   for (; i + N < n; i += N) {
     const auto r = op(dc, load(way_a, a, sa, i, va0), load(way_b, b, sb, i, vb0));
-    hn::StoreU(ResultLanes(dout, dc, r), dout, out + i);
+    hn::StoreU(ResultLanes<O>(dout, dc, r), dout, out + i);
   }
   // The last 1 .. N elements, through padded lanes.
-  HWY_ALIGN T ta[kMaxLanes];
-  HWY_ALIGN T tb[kMaxLanes];
-  HWY_ALIGN O to[kMaxLanes];
+  HWY_ALIGN TL ta[kMaxLanes];
+  HWY_ALIGN TL tb[kMaxLanes];
+  HWY_ALIGN OL to[kMaxLanes];
   for (size_t j = 0; j < kMaxLanes; ++j) ta[j] = tb[j] = OneOf<T>();
   const size_t count = n - i;
   for (size_t j = 0; j < count; ++j) {
-    memcpy(&ta[j], a + static_cast<int64_t>(i + j) * sa, sizeof(T));
-    memcpy(&tb[j], b + static_cast<int64_t>(i + j) * sb, sizeof(T));
+    memcpy(&ta[j], a + static_cast<int64_t>(i + j) * sa, sizeof(TL));
+    memcpy(&tb[j], b + static_cast<int64_t>(i + j) * sb, sizeof(TL));
   }
-  const auto r = op(dc, Widen(dc, hn::Load(ds, ta)), Widen(dc, hn::Load(ds, tb)));
-  hn::Store(ResultLanes(dout, dc, r), dout, to);
-  memcpy(out + i, to, count * sizeof(O));
+  const auto r = op(dc, WidenFrom<T>(dc, hn::Load(ds, ta)), WidenFrom<T>(dc, hn::Load(ds, tb)));
+  hn::Store(ResultLanes<O>(dout, dc, r), dout, to);
+  memcpy(out + i, to, count * sizeof(OL));
   return op.flags();
 }
 

@@ -477,8 +477,8 @@ int PowerByScalarLoop(const void* a, const void* b, void* out, size_t n, unsigne
   using C = Arith<T>;
   constexpr LoopKind kKind = LoopKind::kScalarSecond;
   const hn::CappedTag<C, 1> dc;
-  const double e = hn::GetLane(Widen(dc, hn::LoadU(hn::Rebind<T, decltype(dc)>(),
-                                                   static_cast<const T*>(b))));
+  const double e = hn::GetLane(WidenFrom<T>(dc, hn::LoadU(hn::Rebind<Lane<T>, decltype(dc)>(),
+                                                          static_cast<const Lane<T>*>(b))));
   if (e == 0) return BinaryLoop<PowZeroExponent, T, T, kKind>(a, b, out, n, hints);
   if (e == 0.5) return BinaryLoop<PowHalfExponent, T, T, kKind>(a, b, out, n, hints);
   if (e == 1) return BinaryLoop<PowOneExponent, T, T, kKind>(a, b, out, n, hints);
@@ -511,10 +511,26 @@ void SetScalarExponentLoops(KernelTable& t) {
    ...);
 }
 
+// The coded floats' power: PowerOp in every layout (no exact small
+// exponents: rounding to 8 bits or fewer leaves the same code but for
+// ties), and a NaN from two non-NaN operands negative, as glibc's powf
+// returns (x86's 0 / 0) where PowerOp's is positive. The sign shows in
+// float6 and float4, whose NaN converts to a zero of the other sign
+// (docs/semantics.md, "Low-precision dtypes").
+struct CodedPowerOp : PowerOp {
+  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
+    const V r = PowerOp::operator()(d, a, b);
+    const V nan = hn::BitCast(d, hn::Set(hn::RebindToUnsigned<D>(), 0xFFC00000u));
+    const auto invalid = hn::AndNot(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::IsNaN(r));
+    return hn::IfThenElse(invalid, nan, r);
+  }
+};
+
 // Fills the rows of this family for the current target.
 void FillPower(KernelTable& t) {
-  SetLoopsFor<PowerOp, false, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, OpId::kPower);
-  SetScalarExponentLoops<ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t);
+  SetLoopsFor<PowerOp, false, ELTWISE_INT_TYPES, ELTWISE_NATIVE_FLOAT_TYPES>(t, OpId::kPower);
+  SetLoopsFor<CodedPowerOp, false, ELTWISE_CODED_FLOAT_TYPES>(t, OpId::kPower);
+  SetScalarExponentLoops<ELTWISE_INT_TYPES, ELTWISE_NATIVE_FLOAT_TYPES>(t);
 }
 
 }  // namespace HWY_NAMESPACE

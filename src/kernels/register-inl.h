@@ -29,7 +29,8 @@ namespace HWY_NAMESPACE {
 // PrepareScalarSecond to precompute from the broadcast second operand (a
 // scalar divisor, say; in the op's compute type) before the loop runs.
 struct OpBase {
-  // float16 and bfloat16 compute in float32, every other type as stored.
+  // float16, bfloat16 and the coded floats compute in float32, every other
+  // type as stored.
   template <typename T> using Compute = Arith<T>;
   int flags() const { return 0; }
   template <typename T>
@@ -68,7 +69,14 @@ void SetLoopsFor(KernelTable& t, OpId op) {
 }
 
 #define ELTWISE_INT_TYPES int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-#define ELTWISE_FLOAT_TYPES hwy::float16_t, hwy::bfloat16_t, float, double
+// ml_dtypes' coded floats (core/dtype.h), computed in float32.
+#define ELTWISE_CODED_FLOAT_TYPES                                                              \
+  Coded<DType::kF8E4M3FN>, Coded<DType::kF8E5M2>, Coded<DType::kF8E4M3FNUZ>,                  \
+      Coded<DType::kF8E5M2FNUZ>, Coded<DType::kF8E8M0FNU>, Coded<DType::kF4E2M1FN>,           \
+      Coded<DType::kF8E4M3>, Coded<DType::kF8E3M4>, Coded<DType::kF8E4M3B11FNUZ>,             \
+      Coded<DType::kF6E2M3FN>, Coded<DType::kF6E3M2FN>
+#define ELTWISE_NATIVE_FLOAT_TYPES hwy::float16_t, hwy::bfloat16_t, float, double
+#define ELTWISE_FLOAT_TYPES ELTWISE_NATIVE_FLOAT_TYPES, ELTWISE_CODED_FLOAT_TYPES
 
 }  // namespace HWY_NAMESPACE
 }  // namespace eltwise

@@ -26,19 +26,21 @@ struct KernelTable {
 };
 
 // The DType of a storage type (bool is registered explicitly: it shares uint8_t).
-template <typename T> constexpr DType DTypeOf();
-template <> constexpr DType DTypeOf<int8_t>() { return DType::kI8; }
-template <> constexpr DType DTypeOf<int16_t>() { return DType::kI16; }
-template <> constexpr DType DTypeOf<int32_t>() { return DType::kI32; }
-template <> constexpr DType DTypeOf<int64_t>() { return DType::kI64; }
-template <> constexpr DType DTypeOf<uint8_t>() { return DType::kU8; }
-template <> constexpr DType DTypeOf<uint16_t>() { return DType::kU16; }
-template <> constexpr DType DTypeOf<uint32_t>() { return DType::kU32; }
-template <> constexpr DType DTypeOf<uint64_t>() { return DType::kU64; }
-template <> constexpr DType DTypeOf<hwy::float16_t>() { return DType::kF16; }
-template <> constexpr DType DTypeOf<hwy::bfloat16_t>() { return DType::kBF16; }
-template <> constexpr DType DTypeOf<float>() { return DType::kF32; }
-template <> constexpr DType DTypeOf<double>() { return DType::kF64; }
+template <typename T> struct DTypeOfStorage;
+template <DType kId> struct DTypeOfStorage<Coded<kId>> { static constexpr DType kValue = kId; };
+template <> struct DTypeOfStorage<int8_t> { static constexpr DType kValue = DType::kI8; };
+template <> struct DTypeOfStorage<int16_t> { static constexpr DType kValue = DType::kI16; };
+template <> struct DTypeOfStorage<int32_t> { static constexpr DType kValue = DType::kI32; };
+template <> struct DTypeOfStorage<int64_t> { static constexpr DType kValue = DType::kI64; };
+template <> struct DTypeOfStorage<uint8_t> { static constexpr DType kValue = DType::kU8; };
+template <> struct DTypeOfStorage<uint16_t> { static constexpr DType kValue = DType::kU16; };
+template <> struct DTypeOfStorage<uint32_t> { static constexpr DType kValue = DType::kU32; };
+template <> struct DTypeOfStorage<uint64_t> { static constexpr DType kValue = DType::kU64; };
+template <> struct DTypeOfStorage<hwy::float16_t> { static constexpr DType kValue = DType::kF16; };
+template <> struct DTypeOfStorage<hwy::bfloat16_t> { static constexpr DType kValue = DType::kBF16; };
+template <> struct DTypeOfStorage<float> { static constexpr DType kValue = DType::kF32; };
+template <> struct DTypeOfStorage<double> { static constexpr DType kValue = DType::kF64; };
+template <typename T> constexpr DType DTypeOf() { return DTypeOfStorage<T>::kValue; }
 
 // Each kernel family fills its rows for the target Highway dispatches to now.
 void FillArithmeticKernels(KernelTable& t);

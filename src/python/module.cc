@@ -93,6 +93,11 @@ py::tuple DTypeTable() {
     row["itemsize"] = t.item_size;
     row["category"] = CategoryName(t.category);
     row["source"] = SourceName(t.source);
+    // A coded dtype's value bits and format (CodeFormat); 0 for a native one.
+    row["code_bits"] = t.format.bits;
+    row["exp_bits"] = t.format.exp_bits;
+    row["mant_bits"] = t.format.mant_bits;
+    row["bias"] = t.format.bias;
     row["available"] = HasDType(static_cast<DType>(i));
     rows.append(row);
   }

@@ -21,8 +21,9 @@ DType WeakDefault(Weak w) {
 DType PromoteWeak(DType strong, Weak w) {
   if (w == Weak::kBool) return strong;
   if (w == Weak::kInt) return strong == DType::kBool ? DType::kI64 : strong;
-  // bfloat16 with a Python float gives float32, as ml_dtypes' own `a + 1.0`.
-  if (strong == DType::kBF16) return DType::kF32;
+  // ml_dtypes' floats (bfloat16, the coded floats) with a Python float give
+  // float32, as ml_dtypes' own `a + 1.0`.
+  if (IsFloat(strong) && Traits(strong).source == DSource::kMlDtypes) return DType::kF32;
   return IsFloat(strong) ? strong : DType::kF64;
 }
 

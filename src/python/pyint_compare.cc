@@ -21,6 +21,13 @@ void RangeOf(DType t, long long* lo, unsigned long long* hi) {
 template <typename T>
 void Put(T v, void* dst) { std::memcpy(dst, &v, sizeof(T)); }
 
+// Stores s as dtype kT where kT is a native integer (the only dtypes the
+// callers pass); any other row stores nothing.
+template <DType kT, typename Storage>
+void PutAs(long long s, void* dst) {
+  if constexpr (IsInteger(kT) && !IsCoded(kT)) Put(static_cast<Storage>(s), dst);
+}
+
 }  // namespace
 
 int PyIntRange(PyObject* v, DType t) {
@@ -55,7 +62,7 @@ void StoreInt(PyObject* v, DType t, void* dst) {
   const long long s = PyLong_AsLongLong(v);
   switch (t) {
 #define ELTWISE_STORE_INT(id, storage, ...) \
-  case DType::k##id: Put(static_cast<storage>(s), dst); break;
+  case DType::k##id: PutAs<DType::k##id, storage>(s, dst); break;
     ELTWISE_DTYPES(ELTWISE_STORE_INT)
 #undef ELTWISE_STORE_INT
   }

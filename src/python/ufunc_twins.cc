@@ -158,8 +158,11 @@ void ReduceFloat(OpId op, char** args, npy_intp n, const npy_intp* steps) {
 // True for a reduction that NumPy's float loops compute in an order of their
 // own: add, subtract, multiply and true divide of a float dtype into one
 // element (NumPy's IS_BINARY_REDUCE: out is the first input, both stride 0).
+// Not the coded floats: ml_dtypes' loops reduce them one element at a time,
+// rounding each step, which is what the kernel does on such a call.
 bool IsFloatReduction(const LoopData& d, char** args, const npy_intp* steps) {
   return args[0] == args[2] && steps[0] == 0 && steps[2] == 0 && IsFloat(d.dtype) &&
+         !IsCoded(d.dtype) &&
          (d.op == OpId::kAdd || d.op == OpId::kSubtract || d.op == OpId::kMultiply ||
           d.op == OpId::kDivide);
 }
@@ -473,18 +476,17 @@ int IdentityOf(OpId op) {
   }
 }
 
-// Resolves a call whose dtype= or signature= names bfloat16 for an input
-// while no operand is bfloat16: NumPy's default resolver searches only the
-// builtin loops then. Returns 1 when it resolved (out_dtypes set), 0 when the
-// call is not one, -1 with an error set.
-int ResolveForcedBFloat16(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** operands,
-                          PyObject* type_tup, PyArray_Descr** out_dtypes) {
-  if (!type_tup || !PyTuple_Check(type_tup) || PyTuple_GET_SIZE(type_tup) != 3) return 0;
-  Ref bf16(reinterpret_cast<PyObject*>(DescrOf(DType::kBF16)));
-  if (!bf16) { PyErr_Clear(); return 0; }
-  auto* d = reinterpret_cast<PyArray_Descr*>(bf16.get());
-  const auto names_bf16 = [&](PyObject* item) {
-    return item == bf16.get() || item == reinterpret_cast<PyObject*>(Py_TYPE(d)) ||
+// Resolves a call whose dtype= or signature= names the ml_dtypes dtype `row`
+// (bfloat16, say) for an input while no operand is of it: NumPy's default
+// resolver searches only the builtin loops then. Returns 1 when it resolved
+// (out_dtypes set), 0 when the call is not one, -1 with an error set.
+int ResolveForcedAs(DType row, PyUFuncObject* ufunc, NPY_CASTING casting,
+                    PyArrayObject** operands, PyObject* type_tup, PyArray_Descr** out_dtypes) {
+  Ref user(reinterpret_cast<PyObject*>(DescrOf(row)));
+  if (!user) { PyErr_Clear(); return 0; }
+  auto* d = reinterpret_cast<PyArray_Descr*>(user.get());
+  const auto names_row = [&](PyObject* item) {
+    return item == user.get() || item == reinterpret_cast<PyObject*>(Py_TYPE(d)) ||
            (PyArray_DescrCheck(item) &&
             reinterpret_cast<PyArray_Descr*>(item)->type_num == d->type_num);
   };
@@ -494,11 +496,11 @@ int ResolveForcedBFloat16(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObje
   for (int i = 0; i < 3; ++i) {
     PyObject* item = PyTuple_GET_ITEM(type_tup, i);
     if (item == Py_None) continue;
-    if (!names_bf16(item) || (i == 2 && bool_result)) return 0;
+    if (!names_row(item) || (i == 2 && bool_result)) return 0;
     forced = true;
   }
   if (!forced) return 0;
-  Ref key(PyLong_FromLong(d->type_num));  // the twin must have a bfloat16 loop
+  Ref key(PyLong_FromLong(d->type_num));  // the twin must have a loop for it
   if (!key || !ufunc->userloops || PyDict_GetItemWithError(ufunc->userloops, key.get()) == nullptr) {
     if (PyErr_Occurred()) return -1;
     return 0;
@@ -508,7 +510,7 @@ int ResolveForcedBFloat16(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObje
       PyErr_Format(PyExc_TypeError,
                    "Cannot cast ufunc '%s' input %d from %R to %R with casting rule '%s'",
                    ufunc->name, i, reinterpret_cast<PyObject*>(PyArray_DESCR(operands[i])),
-                   bf16.get(), CastingName(casting));
+                   user.get(), CastingName(casting));
       return -1;
     }
   }
@@ -521,9 +523,22 @@ int ResolveForcedBFloat16(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObje
   return 1;
 }
 
+// ResolveForcedAs for each ml_dtypes row of the dtype table.
+int ResolveForcedUserDType(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** operands,
+                           PyObject* type_tup, PyArray_Descr** out_dtypes) {
+  if (!type_tup || !PyTuple_Check(type_tup) || PyTuple_GET_SIZE(type_tup) != 3) return 0;
+  for (int i = 0; i < kNumDTypes; ++i) {
+    const DType row = static_cast<DType>(i);
+    if (kDTypeTraits[i].source == DSource::kNumpy || !HasDType(row)) continue;
+    const int r = ResolveForcedAs(row, ufunc, casting, operands, type_tup, out_dtypes);
+    if (r != 0) return r;
+  }
+  return 0;
+}
+
 int TwinTypeResolver(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** operands,
                      PyObject* type_tup, PyArray_Descr** out_dtypes) {
-  const int forced = ResolveForcedBFloat16(ufunc, casting, operands, type_tup, out_dtypes);
+  const int forced = ResolveForcedUserDType(ufunc, casting, operands, type_tup, out_dtypes);
   if (forced != 0) return forced < 0 ? -1 : 0;
   return PyUFunc_DefaultTypeResolver(ufunc, casting, operands, type_tup, out_dtypes);
 }
@@ -591,7 +606,7 @@ PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc
   ufunc->type_resolver =
       f.accepts == Accepts::kNumeric ? &NumericTypeResolver : &TwinTypeResolver;
 
-  // The dtype table's user dtypes (ml_dtypes' bfloat16), each a loop on its
+  // The dtype table's user dtypes (ml_dtypes' dtypes), each a loop on its
   // own type; a row whose module did not import has none.
   for (int i = 0; i < kNumDTypes; ++i) {
     const DType dt = static_cast<DType>(i);

@@ -1,0 +1,168 @@
+// One job: the coded float dtypes' lanes (ml_dtypes' float8, float6 and
+// float4; core/dtype.h, CodeFormat) to and from float32, bit-exact:
+// DecodeFloat and EncodeFloat, generic in the format.
+// Re-included once per Highway target (see the toggle guard below), like
+// Highway's own -inl.h headers; include it after hwy/highway.h inside a
+// HWY_TARGET_INCLUDE translation unit.
+
+#if defined(ELTWISE_KERNELS_CODED_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ELTWISE_KERNELS_CODED_INL_H_
+#undef ELTWISE_KERNELS_CODED_INL_H_
+#else
+#define ELTWISE_KERNELS_CODED_INL_H_
+#endif
+
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace eltwise {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The constants of a coded float format, derived from its CodeFormat.
+template <DType kId>
+struct FloatCodeTraits {
+  static constexpr CodeFormat kF = Traits(kId).format;
+  static constexpr int kM = kF.mant_bits;
+  static constexpr int kMagBits = kF.exp_bits + kF.mant_bits;  // bits below the sign
+  static constexpr uint32_t kMagMask = (1u << kMagBits) - 1;
+  static constexpr uint32_t kSignBit = kF.special == Special::kE8M0 ? 0 : 1u << kMagBits;
+  static constexpr uint32_t kExpAllOnes = ((1u << kF.exp_bits) - 1) << kM;
+  // The largest finite magnitude code.
+  static constexpr uint32_t kMaxFinite =
+      kF.special == Special::kIEEE ? kExpAllOnes - 1
+      : kF.special == Special::kFN || kF.special == Special::kE8M0 ? kMagMask - 1
+                                                                    : kMagMask;
+  // The code of a value beyond kMaxFinite (ml_dtypes' infinity(), before the
+  // sign): inf, NaN, or the largest finite value (kFinite saturates).
+  static constexpr uint32_t kOverflow =
+      kF.special == Special::kIEEE ? kExpAllOnes
+      : kF.special == Special::kFNUZ ? 0x80u
+      : kF.special == Special::kFinite ? kMagMask
+                                       : kMagMask;  // kFN: NaN; kE8M0: 0xFF, NaN
+  // A NaN's code before the sign (kIEEE: exponent all ones and the top
+  // mantissa bit; kFN, kE8M0: all ones; kFNUZ: 0x80).
+  static constexpr uint32_t kNaN = kF.special == Special::kIEEE ? kExpAllOnes | (1u << (kM - 1))
+                                   : kF.special == Special::kFNUZ ? 0x80u
+                                                                   : kMagMask;
+  // float32 bits of 2^(1 - bias), the smallest normal value of the format.
+  static constexpr int32_t kMinNormalBits = (128 - kF.bias) << 23;
+  // (127 - bias) << mant_bits: float32's exponent bias minus the format's,
+  // at the format's exponent.
+  static constexpr int32_t kRebias = (127 - kF.bias) << kM;
+};
+
+// 2^e as a float (e within float32's normal range).
+constexpr float Pow2(int e) {
+  return e >= 0 ? static_cast<float>(1ull << (e > 62 ? 62 : e)) * (e > 62 ? Pow2(e - 62) : 1.0f)
+                : 1.0f / Pow2(-e);
+}
+
+// Computes float32 lanes from the codes of dtype kId (in the low bits of u8
+// lanes), exactly. A NaN code gives a quiet NaN of the code's sign (kFNUZ:
+// negative), as ml_dtypes converts it.
+template <DType kId, class DF, class V8>
+HWY_INLINE hn::Vec<DF> DecodeFloat(DF df, V8 codes) {
+  using K = FloatCodeTraits<kId>;
+  const hn::RebindToSigned<DF> di;
+  const hn::Rebind<uint8_t, DF> du8;
+  const auto c = hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<DF>(), hn::BitCast(du8, codes)));
+  if constexpr (K::kF.special == Special::kE8M0) {
+    // 2^(c - 127): c in the exponent field; c == 0 is 2^-127, a float32
+    // subnormal (0x00400000); 0xFF is NaN.
+    auto bits = hn::ShiftLeft<23>(c);
+    bits = hn::IfThenElse(hn::Eq(c, hn::Zero(di)), hn::Set(di, 0x00400000), bits);
+    bits = hn::IfThenElse(hn::Eq(c, hn::Set(di, 0xFF)), hn::Set(di, 0x7FC00000), bits);
+    return hn::BitCast(df, bits);
+  } else {
+    const auto mag = hn::And(c, hn::Set(di, static_cast<int32_t>(K::kMagMask)));
+    const auto sign = hn::ShiftLeft<31 - K::kMagBits>(hn::And(c, hn::Set(di, K::kSignBit)));
+    // Normal: the exponent and mantissa bits moved to float32's places and
+    // rebiased. Subnormal (exponent 0): mantissa * 2^(1 - bias - mant_bits),
+    // exact in float32.
+    const auto normal =
+        hn::Add(hn::ShiftLeft<23 - K::kM>(mag), hn::Set(di, static_cast<int32_t>(127 - K::kF.bias) << 23));
+    const auto subnormal = hn::BitCast(
+        di, hn::Mul(hn::ConvertTo(df, mag), hn::Set(df, Pow2(1 - K::kF.bias - K::kM))));
+    auto bits = hn::IfThenElse(hn::Lt(mag, hn::Set(di, 1 << K::kM)), subnormal, normal);
+    if constexpr (K::kF.special == Special::kIEEE) {
+      const auto exp_ones = hn::Set(di, static_cast<int32_t>(K::kExpAllOnes));
+      const auto special = hn::IfThenElse(hn::Eq(mag, exp_ones), hn::Set(di, 0x7F800000),
+                                          hn::Set(di, 0x7FC00000));
+      bits = hn::IfThenElse(hn::Lt(hn::Sub(exp_ones, hn::Set(di, 1)), mag), special, bits);
+    } else if constexpr (K::kF.special == Special::kFN) {
+      bits = hn::IfThenElse(hn::Eq(mag, hn::Set(di, static_cast<int32_t>(K::kMagMask))),
+                            hn::Set(di, 0x7FC00000), bits);
+    } else if constexpr (K::kF.special == Special::kFNUZ) {
+      bits = hn::IfThenElse(hn::Eq(c, hn::Set(di, 0x80)), hn::Set(di, 0x7FC00000), bits);
+    }
+    return hn::BitCast(df, hn::Or(bits, sign));
+  }
+}
+
+// Computes the codes of dtype kId from float32 lanes, as ml_dtypes converts
+// float32 (docs/semantics.md, "Low-precision dtypes"): rounded once to
+// nearest even; beyond the largest finite value (infinities included) the
+// format's kOverflow; NaN the format's NaN (kFinite: -0, +0 for a negative
+// NaN); kFNUZ has no -0; kE8M0 takes NaN for zero and negative values.
+//
+// Proof of the rounding: at or above the format's smallest normal value,
+// adding 2^(22 - m) - 1 plus the lowest kept bit (the leading 1 when m == 0)
+// to the float32 bits and
+// dropping 23 - m bits rounds the mantissa to m bits to nearest even, a carry
+// moving into the exponent (the next binade, correctly); rebiasing the
+// exponent then gives the code. Below it, |x| + 2^(24 - bias - m) in float32
+// rounds |x| to a multiple of 2^(1 - bias - m), the format's subnormal step,
+// to nearest even (the sum's ulp is that step), and the sum's low bits are
+// that multiple, the code (2^m, the smallest normal, when it rounds up).
+template <DType kId, class D8, class DF>
+HWY_INLINE hn::Vec<D8> EncodeFloat(D8 d8, DF df, hn::Vec<DF> x) {
+  using K = FloatCodeTraits<kId>;
+  const hn::RebindToSigned<DF> di;
+  const auto w = hn::BitCast(di, x);
+  const auto a = hn::And(w, hn::Set(di, 0x7FFFFFFF));
+  const auto negative = hn::Lt(w, hn::Zero(di));
+  // The lowest kept bit of the mantissa, for ties; with no mantissa bits
+  // (float8_e8m0fnu) it is the implicit leading 1, so ties round up (as
+  // ml_dtypes rounds the mantissa with its leading bit).
+  const auto keep_lsb = K::kM == 0 ? hn::Set(di, 1)
+                                   : hn::And(hn::ShiftRight<23 - K::kM>(a), hn::Set(di, 1));
+  const auto rounded = hn::Add(a, hn::Add(hn::Set(di, (1 << (22 - K::kM)) - 1), keep_lsb));
+  const auto normal = hn::Sub(hn::ShiftRight<23 - K::kM>(rounded), hn::Set(di, K::kRebias));
+  const auto magic = hn::Set(df, Pow2(24 - K::kF.bias - K::kM));
+  const auto subnormal = hn::Sub(hn::BitCast(di, hn::Add(hn::Abs(x), magic)), hn::BitCast(di, magic));
+  auto code = hn::IfThenElse(hn::Lt(a, hn::Set(di, K::kMinNormalBits)), subnormal, normal);
+  code = hn::IfThenElse(hn::Gt(code, hn::Set(di, static_cast<int32_t>(K::kMaxFinite))),
+                        hn::Set(di, static_cast<int32_t>(K::kOverflow)), code);
+  const auto is_nan = hn::RebindMask(di, hn::IsNaN(x));
+  const auto nan = hn::Set(di, static_cast<int32_t>(K::kNaN));
+  if constexpr (K::kF.special == Special::kE8M0) {
+    code = hn::IfThenElse(hn::Or(is_nan, hn::Or(negative, hn::Eq(a, hn::Zero(di)))), nan, code);
+  } else if constexpr (K::kF.special == Special::kFNUZ) {
+    // A sign on a zero code is dropped; kOverflow and NaN are 0x80 already.
+    const auto signed_code = hn::IfThenElse(
+        hn::And(negative, hn::Lt(hn::Zero(di), code)),
+        hn::Or(code, hn::Set(di, static_cast<int32_t>(K::kSignBit))), code);
+    code = hn::IfThenElse(is_nan, nan, hn::IfThenElse(hn::Eq(code, hn::Set(di, 0x80)), code, signed_code));
+  } else {
+    const auto sign = hn::IfThenElseZero(negative, hn::Set(di, static_cast<int32_t>(K::kSignBit)));
+    if constexpr (K::kF.special == Special::kFinite) {
+      // ml_dtypes' quiet_NaN() of these formats is -0's code; a negative NaN
+      // is its negation, +0.
+      code = hn::IfThenElse(is_nan, hn::Xor(sign, hn::Set(di, static_cast<int32_t>(K::kSignBit))),
+                            hn::Or(code, sign));
+    } else {
+      code = hn::Or(hn::IfThenElse(is_nan, nan, code), sign);
+    }
+  }
+  return hn::BitCast(d8, hn::TruncateTo(hn::Rebind<uint8_t, DF>(), hn::BitCast(hn::RebindToUnsigned<DF>(), code)));
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace eltwise
+HWY_AFTER_NAMESPACE();
+
+#endif  // ELTWISE_KERNELS_CODED_INL_H_

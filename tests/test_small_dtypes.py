@@ -1,0 +1,250 @@
+"""The coded low-precision dtypes of ml_dtypes (float8, float6, float4): every pair of
+codes, every op, every Highway target this CPU runs, against NumPy's ufuncs on the same
+ml_dtypes arrays (docs/semantics.md, "Low-precision dtypes"), plus the layouts,
+promotion, out=, dtype=, pdpd broadcasting and the ufunc twins."""
+
+from __future__ import annotations
+
+import pickle
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import eltwise
+from ew_helpers import ALL_OPS, CODED_DTYPES, CODED_ROWS, dtype_id
+
+TARGETS = eltwise.get_targets()
+FLOAT_CODED = [d for d, r in zip(CODED_DTYPES, CODED_ROWS) if r["category"] == "float"]
+BITS = {d: r["code_bits"] for d, r in zip(CODED_DTYPES, CODED_ROWS)}
+# The functions a float takes (the bitwise ones take integers only).
+FLOAT_FUNCS = [f for f in ALL_OPS if not f.startswith("bitwise_")] + ["squared_difference"]
+
+
+def _codes(dt):
+    return np.arange(2 ** BITS[dt], dtype=np.uint8).view(dt)
+
+
+def _numpy(name, a, b):
+    """NumPy's ufunc with ml_dtypes' loops, the reference; squared_difference as
+    square(subtract) in the dtype (two roundings), as for float16."""
+    if name == "squared_difference":
+        return np.square(np.subtract(a, b))
+    fn = {"divide": np.true_divide, "mod": np.remainder}.get(name) or getattr(np, name)
+    return fn(a, b)
+
+
+def _mismatches(name, got, want):
+    """Indices where got and want differ: bits, NaN against NaN whatever its code,
+    power within one code of the same sign (docs/semantics.md)."""
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+    if got.dtype == np.bool_:
+        return np.flatnonzero(got != want)
+    gf, wf = got.astype(np.float32), want.astype(np.float32)
+    u = f"u{got.itemsize}"
+    gc, wc = got.view(u).astype(np.int64), want.view(u).astype(np.int64)
+    ok = (gc == wc) | (np.isnan(gf) & np.isnan(wf))
+    if name == "power":
+        ok |= ((np.abs(gc - wc) <= 1) & (np.signbit(gf) == np.signbit(wf))
+               & ~np.isnan(gf) & ~np.isnan(wf))
+    return np.flatnonzero(~ok.ravel())
+
+
+def _report(name, dt, a, b, got, want, bad):
+    i = bad[:4]
+    pairs = [(int(a.view(np.uint8).ravel()[j]), int(b.view(np.uint8).ravel()[j]),
+              int(got.view(np.uint8).ravel()[j]), int(want.view(np.uint8).ravel()[j])) for j in i]
+    return f"{name} {dt}: {bad.size} codes differ, (x1, x2, eltwise, numpy) e.g. {pairs}"
+
+
+_REFERENCE: dict = {}
+
+
+def _pairs(dt):
+    """Every pair of codes, x1 and x2 flat, and each function's NumPy result (cached)."""
+    if dt not in _REFERENCE:
+        c = _codes(dt)
+        a, b = np.repeat(c, c.size), np.tile(c, c.size)
+        with np.errstate(all="ignore"):
+            _REFERENCE[dt] = (a, b, {f: _numpy(f, a, b) for f in FLOAT_FUNCS})
+    return _REFERENCE[dt]
+
+
+@pytest.fixture
+def target(request):
+    eltwise.set_target(request.param)
+    yield request.param
+    eltwise.set_target(None)
+
+
+@pytest.mark.parametrize("target", TARGETS, indirect=True)
+@pytest.mark.parametrize("dt", FLOAT_CODED, ids=dtype_id)
+def test_every_pair_of_codes(target, dt):
+    """All (2^bits)^2 pairs of codes, every function, contiguous."""
+    a, b, want = _pairs(dt)
+    errors = []
+    for name in FLOAT_FUNCS:
+        got = getattr(eltwise, name)(a, b)
+        bad = _mismatches(name, got, want[name])
+        if bad.size:
+            errors.append(_report(name, dt, a, b, got, want[name], bad))
+    assert not errors, "\n".join(errors)
+
+
+@pytest.mark.parametrize("target", TARGETS, indirect=True)
+@pytest.mark.parametrize("dt", FLOAT_CODED, ids=dtype_id)
+def test_every_pair_in_every_layout(target, dt):
+    """The same pairs with one operand broadcast (each loop kind's scalar), reversed
+    (negative strides) and every other element (strided)."""
+    c = _codes(dt)
+    col, row = c.reshape(-1, 1), c.reshape(1, -1)
+    a, b, want = _pairs(dt)
+    errors = []
+    for name in FLOAT_FUNCS:
+        fn = getattr(eltwise, name)
+        w = want[name].reshape(c.size, c.size)
+        layouts = {
+            "x1 broadcast": (fn(col, row), w),
+            "x2 broadcast": (fn(row, col), w.T),
+            "reversed": (fn(a[::-1], b[::-1]), want[name][::-1]),
+            "strided": (fn(np.repeat(a, 2)[::2], np.repeat(b, 2)[1::2]), want[name]),
+        }
+        for layout, (got, expect) in layouts.items():
+            bad = _mismatches(name, got, np.ascontiguousarray(expect))
+            if bad.size:
+                errors.append(layout + ": " + _report(name, dt, a, b, got, expect, bad))
+    assert not errors, "\n".join(errors)
+
+
+# What docs/semantics.md ("Low-precision dtypes") says each format does beyond its
+# largest finite value: inf, NaN, or the largest value itself.
+OVERFLOW = {"float8_e5m2": "inf", "float8_e4m3": "inf", "float8_e3m4": "inf",
+            "float8_e4m3fn": "nan", "float8_e4m3fnuz": "nan", "float8_e5m2fnuz": "nan",
+            "float8_e4m3b11fnuz": "nan", "float8_e8m0fnu": "nan",
+            "float4_e2m1fn": "max", "float6_e2m3fn": "max", "float6_e3m2fn": "max"}
+
+
+@pytest.mark.parametrize("dt", FLOAT_CODED, ids=dtype_id)
+def test_overflow_ties_and_zero_rules(dt):
+    """The rules docs/semantics.md states, checked as stated (not only against
+    ml_dtypes): max + max overflows as the format says; a tie rounds to the even code;
+    fnuz formats have no -0; float8_e8m0fnu has no zero (0 - 0 is NaN)."""
+    info = ml_dtypes.finfo(dt)
+    big = np.array([info.max], dt)
+    got = eltwise.add(big, big).astype(np.float32)[0]
+    kind = OVERFLOW[dt.name]
+    assert (np.isinf(got) if kind == "inf" else np.isnan(got) if kind == "nan"
+            else got == np.float32(info.max)), (dt, got)
+    neg = eltwise.add(-big if dt.name != "float8_e8m0fnu" else big, -big if dt.name !=
+                      "float8_e8m0fnu" else big).astype(np.float32)[0]
+    assert np.isnan(neg) or np.isinf(neg) or abs(neg) == np.float32(info.max)
+    if dt.name == "float8_e8m0fnu":
+        x = np.array([1.0], dt)
+        assert np.isnan(eltwise.subtract(x, x).astype(np.float32)[0])
+        # 2^-126 + 2^-125 = 1.5 * 2^-125, a tie: the implicit leading 1 is the lowest
+        # kept bit, so it rounds up to 2^-124 (as ml_dtypes does)
+        t = eltwise.add(np.array([2.0 ** -126], dt), np.array([2.0 ** -125], dt))
+        assert t.astype(np.float32)[0] == np.float32(2.0 ** -124)
+        return
+    one = np.array([1.0], dt)
+    tiny = np.array([info.smallest_subnormal], dt)
+    # 1 + tiny is a tie below 1's next code whenever tiny is half of 1's ulp or less;
+    # ties to even give 1 back (1's code is even)
+    if np.float32(info.smallest_subnormal) <= np.float32(info.eps) / 2:
+        assert eltwise.add(one, tiny).astype(np.float32)[0] == 1.0
+    z = eltwise.subtract(np.array([0.0], dt), np.array([0.0], dt))
+    m = eltwise.multiply(np.array([-1.0], dt), np.array([0.0], dt))
+    if "fnuz" in dt.name:
+        assert z.view(np.uint8)[0] == 0 and m.view(np.uint8)[0] == 0  # no -0
+    else:
+        assert np.signbit(m.astype(np.float32)[0])
+
+
+@pytest.mark.parametrize("dt", FLOAT_CODED, ids=dtype_id)
+def test_promotion(dt):
+    """As NumPy with ml_dtypes: with float32 -> float32, with a Python int the dtype
+    itself, with a Python float float32 (as ml_dtypes' own loops), with float16 or
+    another coded float no common dtype (TypeError)."""
+    x = _codes(dt)[:16]
+    f32 = np.linspace(-3, 3, 16, dtype=np.float32)
+    assert eltwise.add(x, f32).dtype == np.float32
+    np.testing.assert_array_equal(eltwise.add(x, f32), np.add(x, f32))
+    assert eltwise.multiply(x, 2).dtype == dt
+    assert eltwise.add(x, 1.5).dtype == np.float32
+    with np.errstate(all="ignore"):
+        assert eltwise.add(x, 2).view(np.uint8).tolist() == np.add(x, 2).view(np.uint8).tolist()
+    # With another dtype: numpy.result_type's dtype, or a TypeError where it has none
+    # (float16, bfloat16 and most pairs of coded floats; NumPy's ufuncs find a float32
+    # loop for some of those, eltwise keeps result_type's answer as for bfloat16).
+    for other in [np.float16, np.dtype(ml_dtypes.bfloat16), np.int8, np.uint8, np.int16,
+                  np.float64] + FLOAT_CODED:
+        y = np.ones(16, other)
+        try:
+            rt = np.result_type(x, y)
+        except TypeError:
+            with pytest.raises(TypeError):
+                eltwise.add(x, y)
+            continue
+        with np.errstate(all="ignore"):
+            got, want = eltwise.add(x, y), np.add(x, y, dtype=rt)
+        assert got.dtype == rt and not _mismatches("add", got, want).size
+
+
+@pytest.mark.parametrize("dt", FLOAT_CODED, ids=dtype_id)
+def test_out_dtype_and_broadcast_modes(dt):
+    """out= (fresh, and overlapping x1), dtype=, and each broadcast mode."""
+    rng = np.random.default_rng(BITS[dt])
+    codes = _codes(dt)
+    x = rng.choice(codes, size=(4, 6, 5))
+    y = rng.choice(codes, size=(6, 1))
+    with np.errstate(all="ignore"):
+        want = np.add(x, y[None])
+    got = eltwise.add(x, y)
+    assert not _mismatches("add", got, want).size
+    out = np.empty_like(x)
+    assert eltwise.add(x, y, out=out) is out
+    assert not _mismatches("add", out, want).size
+    inplace = x.copy()
+    eltwise.add(inplace, y, out=inplace)
+    assert not _mismatches("add", inplace, want).size
+    # pdpd: x2 (6,) aligned at axis 1 of x1 (4, 6, 5)
+    v = rng.choice(codes, size=6)
+    got = eltwise.multiply(x, v, broadcast="pdpd", axis=1)
+    with np.errstate(all="ignore"):
+        want = np.multiply(x, v.reshape(1, 6, 1))
+    assert not _mismatches("add", got, want).size
+    with pytest.raises(ValueError):
+        eltwise.add(x, y, broadcast="none")
+    # dtype=: int8 operands computed in dt, as np.add(..., dtype=dt)
+    i8 = np.arange(-4, 4, dtype=np.int8)
+    with np.errstate(all="ignore"):
+        want = np.add(i8, i8, dtype=dt)
+    got = eltwise.add(i8, i8, dtype=dt)
+    assert got.dtype == dt and not _mismatches("add", got, want).size
+
+
+@pytest.mark.parametrize("dt", FLOAT_CODED, ids=dtype_id)
+def test_twins(dt):
+    """The ufunc twins have loops for the dtype: calls, dtype= and reduce as NumPy's."""
+    a, b, want = _pairs(dt)
+    for name in ("add", "multiply", "maximum", "less"):
+        got = getattr(eltwise.ufunc, name)(a, b)
+        assert not _mismatches(name, got, want[name]).size
+    x = _codes(dt)[:40]
+    x = x[np.isfinite(x.astype(np.float32))]
+    with np.errstate(all="ignore"):
+        for name in ("add", "multiply", "maximum"):
+            got = getattr(eltwise.ufunc, name).reduce(x)
+            ref = getattr(np, name).reduce(x)
+            assert got.dtype == ref.dtype
+            assert not _mismatches(name, np.asarray(got)[None], np.asarray(ref)[None]).size
+        i8 = np.arange(-4, 4, dtype=np.int8)
+        assert not _mismatches("add", eltwise.ufunc.add(i8, i8, dtype=dt),
+                               np.add(i8, i8, dtype=dt)).size
+
+
+@pytest.mark.parametrize("dt", FLOAT_CODED, ids=dtype_id)
+def test_pickle_round_trip(dt):
+    x = _codes(dt)
+    r = pickle.loads(pickle.dumps(eltwise.ufunc.add))(x, x)
+    assert not _mismatches("add", r, eltwise.add(x, x)).size
