@@ -118,7 +118,7 @@ _DTYPE_BOOL = """
 
 _COMMON_DTYPE = (
     "the common dtype of `x1` and `x2` (``numpy.result_type``, with Python "
-    "scalars weak as in NEP 50, and bfloat16 promoted as ``ml_dtypes`` does), "
+    "scalars weak as in NEP 50, and ``ml_dtypes``' dtypes promoted as it does), "
     "or `dtype`"
 )
 
@@ -160,9 +160,10 @@ setting: by default a ``RuntimeWarning`` "divide by zero encountered in
 ``'raise'``."""
 
 _HALF_EXACT = (
-    "float16 and bfloat16 are computed in float32 and rounded once, to "
-    "nearest even: bit-exact with NumPy for float16 and with ``ml_dtypes`` "
-    "for bfloat16."
+    "float16, bfloat16 and ``ml_dtypes``' float8, float6 and float4 formats "
+    "are computed in float32 and rounded once, to nearest even: bit-exact "
+    "with NumPy for float16 and with ``ml_dtypes`` for its dtypes (NaN "
+    "compared as NaN)."
 )
 
 _FP_SILENT = (
@@ -600,7 +601,9 @@ _ARITH["power"] = _Op(
         ``ValueError("Integers to negative integer powers are not
         allowed.")``, as in NumPy: use a float dtype for those.
         """,
-    half="float16 and bfloat16 are computed in float32 and rounded once, to nearest even.",
+    half=("float16, bfloat16 and ``ml_dtypes``' float8, float6 and float4 formats are "
+          "computed in float32 and rounded once, to nearest even (those formats: within "
+          "one code of ``ml_dtypes``)."),
     what="The powers",
     extra_value=" Also if a signed integer is raised to a negative power.",
     notes="""
@@ -650,10 +653,11 @@ _ARITH["squared_difference"] = _Op(
         a TypeError.
         """,
     half=(
-        "float16 and bfloat16 round the difference to their own dtype, then "
-        "square it in float32 and round again, to nearest even: bit-exact with "
+        "float16, bfloat16 and ``ml_dtypes``' float8, float6 and float4 formats "
+        "round the difference to their own dtype, then square it in float32 and "
+        "round again, to nearest even: bit-exact with "
         "``numpy.square(numpy.subtract(x1, x2))`` in float16 (``ml_dtypes`` for "
-        "bfloat16)."
+        "its dtypes)."
     ),
     what="The squared differences",
     see_also="""

@@ -16,6 +16,7 @@
 
 #include "core/dtype.h"
 #include "hwy/highway.h"
+#include "kernels/half-inl.h"  // ELTWISE_F16C
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {
@@ -61,6 +62,52 @@ constexpr float Pow2(int e) {
                 : 1.0f / Pow2(-e);
 }
 
+#if ELTWISE_F16C
+// Whether each code of dtype kId, its exponent and mantissa bits at float16's
+// places, is a float16 whose specials are the format's: every format but
+// float8_e8m0fnu and float8_e5m2fnuz (whose largest exponent is finite).
+template <DType kId>
+constexpr bool kFitsF16 = Traits(kId).format.exp_bits < 5 ||
+                          (Traits(kId).format.exp_bits == 5 && Traits(kId).format.special == Special::kIEEE);
+
+// DecodeFloat where the hardware converts float16 (F16C), for kFitsF16
+// formats: each code is a float16 of the format's value times
+// 2^(bias - 15) (its exponent and mantissa bits at float16's places; a
+// subnormal code is a float16 subnormal, which the conversion makes exact),
+// so the converted float32 times 2^(15 - bias) is the value, exactly (a power
+// of two, no float32 result below the normal range). Specials are float16's
+// inf and NaN bits before the conversion. Half the work of the integer
+// recipe: the bit operations run in 16-bit lanes.
+template <DType kId, class DF, class V8>
+HWY_INLINE hn::Vec<DF> DecodeViaF16(DF df, V8 codes) {
+  using K = FloatCodeTraits<kId>;
+  static_assert(kFitsF16<kId> && K::kM <= 10, "the format fits float16");
+  const hn::Rebind<uint16_t, DF> d16;
+  const hn::Rebind<uint8_t, DF> du8;
+  const auto c = hn::PromoteTo(d16, hn::BitCast(du8, codes));
+  const auto mag = hn::And(c, hn::Set(d16, static_cast<uint16_t>(K::kMagMask)));
+  const auto sign = hn::ShiftLeft<15 - K::kMagBits>(hn::And(c, hn::Set(d16, static_cast<uint16_t>(K::kSignBit))));
+  auto h = hn::ShiftLeft<10 - K::kM>(mag);
+  const auto nan = hn::Set(d16, uint16_t{0x7E00});
+  if constexpr (K::kF.special == Special::kIEEE && K::kF.exp_bits < 5) {
+    const auto exp_ones = hn::Set(d16, static_cast<uint16_t>(K::kExpAllOnes));
+    const auto special = hn::IfThenElse(hn::Eq(mag, exp_ones), hn::Set(d16, uint16_t{0x7C00}), nan);
+    const auto is_special = hn::Eq(hn::Min(mag, exp_ones), exp_ones);  // mag >= exp_ones
+    h = hn::IfThenElse(is_special, special, h);
+  } else if constexpr (K::kF.special == Special::kFN) {
+    h = hn::IfThenElse(hn::Eq(mag, hn::Set(d16, static_cast<uint16_t>(K::kMagMask))), nan, h);
+  } else if constexpr (K::kF.special == Special::kFNUZ) {
+    h = hn::IfThenElse(hn::Eq(c, hn::Set(d16, uint16_t{0x80})), nan, h);
+  }
+  const auto f = hn::PromoteTo(df, hn::BitCast(hn::Rebind<hwy::float16_t, DF>(), hn::Or(h, sign)));
+  if constexpr (K::kF.bias == 15) {
+    return f;
+  } else {
+    return hn::Mul(f, hn::Set(df, Pow2(15 - K::kF.bias)));
+  }
+}
+#endif
+
 // Computes float32 lanes from the codes of dtype kId (in the low bits of u8
 // lanes), exactly. A NaN code gives a quiet NaN of the code's sign (kFNUZ:
 // negative), as ml_dtypes converts it.
@@ -70,6 +117,9 @@ HWY_INLINE hn::Vec<DF> DecodeFloat(DF df, V8 codes) {
   const hn::RebindToSigned<DF> di;
   const hn::Rebind<uint8_t, DF> du8;
   const auto c = hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<DF>(), hn::BitCast(du8, codes)));
+#if ELTWISE_F16C
+  if constexpr (kFitsF16<kId>) return DecodeViaF16<kId>(df, codes);
+#endif
   if constexpr (K::kF.special == Special::kE8M0) {
     // 2^(c - 127): c in the exponent field; c == 0 is 2^-127, a float32
     // subnormal (0x00400000); 0xFF is NaN.
