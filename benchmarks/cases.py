@@ -1,8 +1,11 @@
 """What is measured: ops, dtypes, shapes, operands, and the NumPy reference for each cell.
 
 A *cell* is one (op, dtype, shape) combination. Every library in a cell computes the same
-thing on the same operands; the NumPy reference (``ml_dtypes`` arithmetic for bfloat16)
-decides whether eltwise's result is right.
+thing on the same operands; the NumPy reference (``ml_dtypes`` arithmetic for bfloat16 and
+the low-precision dtypes) decides whether eltwise's result is right.
+
+Two sections: "main" (every op, dtype and shape below) and "lowp" (ml_dtypes' 8- and 4-bit
+dtypes on one size, with eltwise's float16 add as the reference of a goal).
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from collections.abc import Callable
 import numpy as np
 
 try:
+    import ml_dtypes
     from ml_dtypes import bfloat16
 except ImportError:  # pragma: no cover - ml_dtypes is a dependency of eltwise
-    bfloat16 = None
+    ml_dtypes = bfloat16 = None
 
 # ---------------------------------------------------------------------------- dtypes
 
@@ -29,22 +33,37 @@ WIDE_INT_DTYPES = ("int64", "uint64")
 SMALL_VALUE_MAX = 10**12
 
 
+# The low-precision section: ml_dtypes' 8- and 4-bit dtypes (one byte per element; NumPy's
+# ufuncs on them are ml_dtypes', one element at a time), LOWP_OP_NAMES on same-shape
+# contiguous operands of one size. LOWP_REFERENCE (op, dtype) is timed in the same section:
+# the goal "float8 add no slower than eltwise's float16 add" compares with it.
+LOWP_DTYPE_NAMES = ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "int4"]
+LOWP_OP_NAMES = ("divide", "multiply", "add")
+LOWP_REFERENCE = ("add", "float16")
+LOWP_SIZE, LOWP_QUICK_SIZE = 10**6, 1000
+# ml_dtypes' types the suite measures, by kind (NumPy calls them all kind "V" but
+# float8_e5m2, "f").
+ML_FLOAT_NAMES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn")
+ML_INT_NAMES = ("int4",)
+
+
 def dtype_of(name: str) -> np.dtype:
-    """Returns the NumPy dtype for a name of DTYPE_NAMES."""
-    if name == "bfloat16":
-        if bfloat16 is None:
-            raise ValueError("bfloat16 needs ml_dtypes")
-        return np.dtype(bfloat16)
+    """Returns the NumPy dtype for a name of DTYPE_NAMES or LOWP_DTYPE_NAMES."""
+    if name in ML_FLOAT_NAMES or name in ML_INT_NAMES:
+        if ml_dtypes is None:
+            raise ValueError(f"{name} needs ml_dtypes")
+        return np.dtype(getattr(ml_dtypes, name))
     return np.dtype(name)
 
 
 def is_int(dt: np.dtype) -> bool:
-    return dt.kind in "iu"
+    """True for NumPy's integers and ml_dtypes' int4."""
+    return dt.kind in "iu" or dt.name in ML_INT_NAMES
 
 
 def is_float(dt: np.dtype) -> bool:
-    """True for float16/32/64 and bfloat16 (whose NumPy kind is "V")."""
-    return dt.kind == "f" or (bfloat16 is not None and dt == np.dtype(bfloat16))
+    """True for float16/32/64 and ml_dtypes' floats (bfloat16, float8, float4)."""
+    return dt.kind == "f" or dt.name in ML_FLOAT_NAMES
 
 
 # ---------------------------------------------------------------------------- ops
@@ -141,6 +160,19 @@ def ops_for(dt: np.dtype) -> list[Op]:
     return out
 
 
+def lowp_ops(dt: np.dtype) -> list[Op]:
+    """Returns the ops of the low-precision section for dtype `dt` (LOWP_OP_NAMES) on operands
+    "lowp": int4's divide floors (pythondiv=True) with numpy.floor_divide as its reference,
+    since ml_dtypes' true divide of int4 gives float16."""
+    if is_int(dt):
+        div = Op("divide(floor)", "divide", {"pythondiv": True}, np.floor_divide,
+                 np.floor_divide, "lowp", 3)
+    else:
+        div = Op("divide", "divide", {}, np.divide, np.divide, "lowp", 3)
+    return [div, Op("multiply", "multiply", {}, np.multiply, np.multiply, "lowp", 3),
+            Op("add", "add", {}, np.add, np.add, "lowp", 3)]
+
+
 OP_BASE_NAMES = ["divide", "multiply", "add", "floor_divide", "mod", "power", "maximum",
                  "greater"]
 
@@ -162,6 +194,8 @@ class Shape:
     whose calls eltwise runs on one thread anyway).
     out_variant: eltwise with a preallocated ``out=`` is measured too (library
     "eltwise(out=)"), for the fresh-result vs out= comparison.
+    section: "main", or "lowp" for the low-precision section's shape (lowp_shape), whose
+    cells the report keeps to their own table and goals.
     """
 
     kind: str
@@ -176,6 +210,7 @@ class Shape:
     multi_thread: bool = True
     out_variant: bool = False
     int_variants: bool = False  # measures the small-value 64-bit division variants
+    section: str = "main"
 
     def measures(self, dt: np.dtype, op: Op) -> bool:
         """True if cell (op, dt) is measured on this shape."""
@@ -262,11 +297,20 @@ def shapes(quick: bool) -> list[Shape]:
     return out
 
 
+def lowp_shape(quick: bool) -> Shape:
+    """Returns the low-precision section's shape: same-shape contiguous, LOWP_SIZE elements
+    (LOWP_QUICK_SIZE when quick), measured in every thread pass."""
+    n = LOWP_QUICK_SIZE if quick else LOWP_SIZE
+    return Shape(_size_label(n), (n,), (n,), section="lowp")
+
+
 # ---------------------------------------------------------------------------- operands
 
 
 def _draw(rng, dt: np.dtype, shape, purpose: str, which: int):
-    """Returns a C array: purpose "general" (x2 never 0 and never -1) or "power"."""
+    """Returns a C array: purpose "general" (x2 never 0 and never -1), "power", or "lowp"."""
+    if purpose == "lowp":
+        return _draw_lowp(rng, dt, shape, which)
     if is_int(dt):
         info = np.iinfo(dt)
         if purpose.startswith("int-"):
@@ -311,6 +355,28 @@ def _draw_wide_int(rng, dt: np.dtype, shape, purpose: str, which: int):
     if signed:
         mag = np.where(rng.random(size=shape) < 0.5, -mag, mag)
     return mag
+
+
+def lowp_values(dt: np.dtype) -> np.ndarray:
+    """Every finite value of a low-precision dtype, each once, as an array of `dt`: for
+    floats every code of its bits (uint8 codes viewed as `dt`) but the NaN and inf ones."""
+    if is_int(dt):
+        info = ml_dtypes.iinfo(dt)
+        return np.arange(int(info.min), int(info.max) + 1).astype(dt)
+    codes = np.arange(2 ** ml_dtypes.finfo(dt).bits, dtype=np.uint8).view(dt)
+    return codes[np.isfinite(codes.astype(np.float32))]
+
+
+def _draw_lowp(rng, dt: np.dtype, shape, which: int):
+    """Operands of the low-precision section: random codes, every finite value alike; x2 is
+    never zero (divide), and int4's x1 is never MIN (MIN // -1 overflows)."""
+    vals = lowp_values(dt)
+    as_float = vals.astype(np.float32)
+    if which == 2:
+        vals = vals[as_float != 0]
+    elif is_int(dt):
+        vals = vals[as_float != as_float.min()]
+    return vals[rng.integers(0, vals.size, size=shape)]
 
 
 @dataclasses.dataclass
@@ -366,10 +432,17 @@ def nbytes_moved(ops: Operands, result) -> int:
 
 def _spacing(x: np.ndarray) -> np.ndarray:
     """Returns the ULP of each element of `x` in its own float dtype, as float64."""
-    if x.dtype.kind != "f":  # bfloat16: 8 significand bits, 16 fewer than float32
-        f = x.astype(np.float32)
-        return np.abs(np.spacing(f).astype(np.float64)) * 65536.0
+    if x.dtype.name in ML_FLOAT_NAMES:  # float32's ULP scaled to the dtype's significand
+        info = ml_dtypes.finfo(x.dtype)
+        f = np.spacing(x.astype(np.float32)).astype(np.float64)
+        return np.maximum(np.abs(f) * 2.0 ** (23 - info.nmant),
+                          float(info.smallest_subnormal))
     return np.abs(np.spacing(x)).astype(np.float64)
+
+
+def _isnan(x: np.ndarray) -> np.ndarray:
+    """NaN mask of a float array; ml_dtypes' floats and float16 through float32."""
+    return np.isnan(x.astype(np.float32) if x.dtype.itemsize <= 2 else x)
 
 
 def compare(got, want, ulps: float = 0.0) -> tuple[str, str]:
@@ -389,8 +462,7 @@ def compare(got, want, ulps: float = 0.0) -> tuple[str, str]:
     else:
         view = np.dtype(f"u{got.dtype.itemsize}")
         eq = got.view(view) == want.view(view)
-        nan = np.isnan(got.astype(np.float32) if got.dtype.itemsize == 2 else got)
-        eq |= nan & np.isnan(want.astype(np.float32) if want.dtype.itemsize == 2 else want)
+        eq |= _isnan(got) & _isnan(want)
     if bool(np.all(eq)):
         return "exact", ""
     bad = int(eq.size - np.count_nonzero(eq))

@@ -23,8 +23,8 @@ import warnings
 
 import numpy as np
 
-from .cases import (OUT_VARIANT_DTYPES, OUT_VARIANT_OPS, Op, Operands, Shape, compare,
-                    dtype_of, is_float, is_int)
+from .cases import (ML_FLOAT_NAMES, ML_INT_NAMES, OUT_VARIANT_DTYPES, OUT_VARIANT_OPS, Op,
+                    Operands, Shape, compare, dtype_of, is_float, is_int)
 
 
 class Skip(Exception):
@@ -32,9 +32,34 @@ class Skip(Exception):
 
 
 def _first_line(exc: BaseException, limit: int = 160) -> str:
-    text = str(exc).strip().splitlines()
-    text = text[0] if text else type(exc).__name__
-    return (type(exc).__name__ + ": " + text)[:limit]
+    """The exception's type and first line of message, past OpenVINO's lines naming where
+    in its sources it was raised ("Exception from src/...:117:"), which say nothing."""
+    lines = [x for x in str(exc).strip().splitlines() if x.strip()]
+    text = next((x for x in lines if not x.startswith("Exception from ")),
+                lines[0] if lines else type(exc).__name__)
+    return (type(exc).__name__ + ": " + text.strip())[:limit]
+
+
+def is_ml_dtype(dt: np.dtype) -> bool:
+    """True for ml_dtypes' types, which libraries other than NumPy read as raw bits."""
+    return dt.name in ML_FLOAT_NAMES or dt.name in ML_INT_NAMES
+
+
+def pack_nibbles(x: np.ndarray) -> np.ndarray:
+    """The 4-bit codes of `x` (an ml_dtypes 4-bit array, one code per byte, in the low
+    nibble) two to a byte, the first in the low nibble: OpenVINO's i4/f4e2m1 layout."""
+    c = np.ascontiguousarray(x).reshape(-1).view(np.uint8) & 0x0F
+    if c.size % 2:
+        c = np.append(c, np.uint8(0))
+    return c[0::2] | (c[1::2] << 4)
+
+
+def unpack_nibbles(packed, dt: np.dtype, shape) -> np.ndarray:
+    """The inverse of pack_nibbles: an array of 4-bit dtype `dt` and `shape`."""
+    b = np.asarray(packed).reshape(-1).view(np.uint8)
+    out = np.empty(2 * b.size, np.uint8)
+    out[0::2], out[1::2] = b & 0x0F, b >> 4
+    return out[:int(np.prod(shape))].view(dt).reshape(shape)
 
 
 class Library:
@@ -128,7 +153,8 @@ class NumPy(Library):
             self.version += f" (ml_dtypes {ml_dtypes.__version__})"
         except ImportError:
             pass
-        self.notes = ["NumPy is single-threaded; bfloat16 arithmetic is ml_dtypes' ufuncs.",
+        self.notes = ["NumPy is single-threaded; bfloat16, float8, float4 and int4 arithmetic "
+                      "is ml_dtypes' ufuncs.",
                       "pdpd cells: NumPy gets x2 reshaped to (1, C, 1, 1)."]
 
     def prepare(self, op, dt, shape, xs):
@@ -154,19 +180,29 @@ class Torch(Library):
         self.tdtype = {"float32": t.float32, "float64": t.float64, "float16": t.float16,
                        "bfloat16": t.bfloat16, "int8": t.int8, "int32": t.int32,
                        "int64": t.int64, "uint8": t.uint8, "bool": t.bool}
-        if hasattr(t, "uint64"):
-            self.tdtype["uint64"] = t.uint64
+        for name in ("uint64", "float8_e4m3fn", "float8_e5m2", "int4"):
+            if hasattr(t, name):
+                self.tdtype[name] = getattr(t, name)
+        # ml_dtypes' types go to torch as their bits: from_numpy of a view as this integer
+        # type, then .view(dtype); results come back the same way.
+        self.bits = {self.tdtype[n]: i for n, i in (
+            ("bfloat16", t.int16), ("float8_e4m3fn", t.uint8), ("float8_e5m2", t.uint8),
+            ("int4", t.int8)) if n in self.tdtype}
 
     def set_threads(self, n):
         self.torch.set_num_threads(n)
 
     def _tensor(self, x, dt):
-        if dt.name == "bfloat16":
-            return self.torch.from_numpy(x.view(np.int16)).view(self.torch.bfloat16)
+        td = self.tdtype[dt.name]
+        if td in self.bits:
+            int_np = np.dtype(str(self.bits[td]).removeprefix("torch."))
+            return self.torch.from_numpy(x.view(int_np)).view(td)
         return self.torch.from_numpy(x)
 
     def prepare(self, op, dt, shape, xs):
         t = self.torch
+        if dt.name == "float4_e2m1fn":
+            raise Skip("torch has no float4_e2m1fn (its float4_e2m1fn_x2 packs two per byte)")
         if dt.name not in self.tdtype:
             raise Skip(f"torch has no {dt.name}")
         a = self._tensor(xs.x1, dt)
@@ -188,8 +224,9 @@ class Torch(Library):
         return (lambda: f(a, b)), self._numpy
 
     def _numpy(self, r):
-        if r.dtype == self.torch.bfloat16:
-            return r.view(self.torch.int16).numpy().view(dtype_of("bfloat16"))
+        if r.dtype in self.bits:
+            return r.view(self.bits[r.dtype]).numpy().view(
+                dtype_of(str(r.dtype).removeprefix("torch.")))
         return r.numpy()
 
 
@@ -248,6 +285,11 @@ class OnnxRuntime(Library):
         self.elem = {"float32": tp.FLOAT, "float64": tp.DOUBLE, "float16": tp.FLOAT16,
                      "int8": tp.INT8, "int32": tp.INT32, "int64": tp.INT64,
                      "uint8": tp.UINT8, "uint64": tp.UINT64}
+        # ONNX's element types for ml_dtypes' low-precision ones (not bfloat16, which NumPy
+        # arrays cannot feed), so that ONNX Runtime itself says whether its ops take them.
+        self.elem.update({name: getattr(tp, onnx_name) for name, onnx_name in (
+            ("float8_e4m3fn", "FLOAT8E4M3FN"), ("float8_e5m2", "FLOAT8E5M2"),
+            ("float4_e2m1fn", "FLOAT4E2M1"), ("int4", "INT4")) if hasattr(tp, onnx_name)})
 
     def set_threads(self, n):
         self.threads = n
@@ -309,11 +351,14 @@ class OpenVINO(Library):
         self.notes = ["OpenVINO CPU plugin, a one-node model per cell, INFERENCE_NUM_THREADS "
                       "= eltwise's threads, NUM_STREAMS=1, INFERENCE_PRECISION_HINT=f32, "
                       "infer(share_inputs=True, share_outputs=False); integer divide uses "
-                      "Divide's m_pythondiv, mod FloorMod; no float floor_divide."]
+                      "Divide's m_pythondiv, mod FloorMod; no float floor_divide; "
+                      "ml_dtypes' types are passed as their bits, int4 and float4 packed two "
+                      "to a byte inside the call (OpenVINO's layout)."]
         T = openvino.Type
         self.otype = {"float32": T.f32, "float64": T.f64, "float16": T.f16,
                       "bfloat16": T.bf16, "int8": T.i8, "int32": T.i32, "int64": T.i64,
-                      "uint8": T.u8, "uint64": T.u64}
+                      "uint8": T.u8, "uint64": T.u64, "float8_e4m3fn": T.f8e4m3,
+                      "float8_e5m2": T.f8e5m2, "float4_e2m1fn": T.f4e2m1, "int4": T.i4}
 
     def set_threads(self, n):
         self.threads = n
@@ -342,26 +387,41 @@ class OpenVINO(Library):
         except Exception as exc:
             raise Skip(_first_line(exc)) from None
         req = compiled.create_infer_request()
-        if dt.name == "bfloat16":  # OpenVINO reads ml_dtypes arrays wrongly: pass bits
-            def wrap(x):
-                return lambda: ov.Tensor(np.ascontiguousarray(x).view(np.uint16),
-                                         list(x.shape), et)
-
-            w1, w2 = wrap(x1), wrap(x2)
-            if x1.flags.c_contiguous and x2.flags.c_contiguous:
-                t1, t2 = w1(), w2()
-                w1, w2 = (lambda: t1), (lambda: t2)
-
-            def call():
-                return req.infer({0: w1(), 1: w2()}, share_inputs=True,
-                                 share_outputs=False)[0]
-
-            bf = dtype_of("bfloat16")
-            return call, (lambda r: np.asarray(r).view(bf) if np.asarray(r).dtype != np.bool_
-                          else np.asarray(r))
+        if is_ml_dtype(dt):  # OpenVINO reads ml_dtypes arrays wrongly: pass bits
+            return self._bits_call(req, et, dt, x1, x2)
         feeds = {0: x1, 1: x2}
         infer = req.infer
         return (lambda: infer(feeds, share_inputs=True, share_outputs=False)[0]), np.asarray
+
+    def _bits_call(self, req, et, dt, x1, x2):
+        """(call, to_numpy) for an ml_dtypes type: each operand's bits in an ov.Tensor of
+        type `et`, made before timing when that is a zero-copy view (C-contiguous operands
+        of a type as wide as its NumPy storage), inside the call when it copies (a strided
+        operand; 4-bit types, which OpenVINO packs two to a byte)."""
+        ov = self.ov
+        packed = et.bitwidth < 8 * dt.itemsize
+        out_shape = np.broadcast_shapes(x1.shape, x2.shape)
+
+        def wrap(x):
+            if packed:
+                return lambda: ov.Tensor(pack_nibbles(x), list(x.shape), et)
+            return lambda: ov.Tensor(np.ascontiguousarray(x).view(f"u{dt.itemsize}"),
+                                     list(x.shape), et)
+
+        w1, w2 = wrap(x1), wrap(x2)
+        if not packed and x1.flags.c_contiguous and x2.flags.c_contiguous:
+            t1, t2 = w1(), w2()
+            w1, w2 = (lambda: t1), (lambda: t2)
+
+        def call():
+            return req.infer({0: w1(), 1: w2()}, share_inputs=True, share_outputs=False)[0]
+
+        def to_numpy(r):
+            r = np.asarray(r)
+            if r.dtype == np.bool_:
+                return r
+            return unpack_nibbles(r, dt, out_shape) if packed else r.view(dt)
+        return call, to_numpy
 
 
 # ---------------------------------------------------------------------------- numba
@@ -466,6 +526,9 @@ class NumKong(Library):
     scalar (it has no broadcasting), single-threaded."""
 
     name = "numkong"
+    # ml_dtypes' float8 types as NumKong names them; it reads them through zero-copy views
+    # (numkong.from_pointer), since it cannot tell them from uint8 in a NumPy array.
+    FLOAT8 = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 
     def __init__(self):
         import numkong
@@ -474,7 +537,8 @@ class NumKong(Library):
         self.notes = ["numkong: numkong.add / numkong.multiply (its only element-wise binary "
                       "ops), single-threaded; no broadcasting (row, column, pdpd and narrow "
                       "cells skipped); its int8/uint8/uint64 arithmetic saturates, so those "
-                      "cells differ from NumPy and are skipped."]
+                      "cells differ from NumPy and are skipped; float8 operands are "
+                      "numkong.from_pointer views made before timing."]
 
     def prepare(self, op, dt, shape, xs):
         fn = {"add": self.nk.add, "multiply": self.nk.multiply}.get(op.name)
@@ -483,9 +547,18 @@ class NumKong(Library):
         x1, x2 = xs.x1, xs.x2_typed
         if isinstance(x2, np.ndarray) and x2.shape != x1.shape:
             raise Skip("numkong does not broadcast")
-        if dt.name == "bfloat16":  # NumKong returns bfloat16 results as uint16 bits
+        if dt.name in self.FLOAT8:
+            x1, x2 = (self.nk.from_pointer(x.ctypes.data, x.shape, self.FLOAT8[dt.name],
+                                           strides=x.strides, owner=x)
+                      if isinstance(x, np.ndarray) else x for x in (x1, x2))
+
+            def to_numpy(r):
+                return np.asarray(r).view(np.uint8).view(dt)
+        elif dt.name == "bfloat16":  # NumKong returns bfloat16 results as uint16 bits
             def to_numpy(r):
                 return np.asarray(r).view(dtype_of("bfloat16"))
+        elif is_ml_dtype(dt):
+            raise Skip(f"numkong has no {dt.name}")
         else:
             to_numpy = np.asarray
         return (lambda: fn(x1, x2)), to_numpy

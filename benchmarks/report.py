@@ -7,6 +7,8 @@ import json
 import math
 import os
 
+from .cases import LOWP_DTYPE_NAMES, LOWP_REFERENCE
+
 SKIP = "—"
 OUT_LIB = "eltwise(out=)"  # eltwise writing into a preallocated result: no peer
 
@@ -53,6 +55,13 @@ def _rows_cols(records):
 
 def _index(records):
     return {(r["op"], r["dtype"], r["shape_kind"]): r for r in records}
+
+
+def section(records, name):
+    """The records of one section, "main" or "lowp" (records without one are main's). The
+    main section's tables, geometric means and plots leave the low-precision cells out:
+    they have their own table and goals."""
+    return [r for r in records if r.get("section", "main") == name]
 
 
 def by_threads(records):
@@ -171,8 +180,57 @@ def all_figures_table(records, libs):
         times = [fmt_time(r["libs"].get(n, {}).get("median_s")) if n in r["libs"] else ""
                  for n in names]
         gb = f"{e['gbps']:.2f}" if "gbps" in e else SKIP
-        out.append(_row(r["op"], r["dtype"], r["shape"], r.get("threads", 1), r["n_out"],
+        shape = r["shape"] + (" (lowp)" if r.get("section") == "lowp" else "")
+        out.append(_row(r["op"], r["dtype"], shape, r.get("threads", 1), r["n_out"],
                         check, *times, gb))
+    return "\n".join(out)
+
+
+def _short(text, limit=120):
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _eltwise_time_cell(e):
+    """eltwise's median time, or why it has none (a dtype it does not support: skipped)."""
+    if "median_s" in e:
+        return fmt_time(e["median_s"]) + ("✗" if e.get("check") == "wrong" else "")
+    if "skipped" in e:
+        return f"skipped: {_short(e['skipped'])}"
+    return f"ERR: {_short(e['error'])}" if "error" in e else SKIP
+
+
+def _peer_status(rec, name):
+    """A peer's time and eltwise's speedup over it, or "cannot compute: <why>"."""
+    p = rec["libs"].get(name)
+    if p is None:
+        return ""
+    if "median_s" not in p:
+        return f"cannot compute: {_short(p.get('skipped') or p.get('error') or 'not timed')}"
+    r = rec["speedup"].get(name)
+    mark = "≈" if p.get("check") == "close" else ""
+    return fmt_time(p["median_s"]) + (f" ({fmt_ratio(r)}x{mark})" if r else mark)
+
+
+def lowp_table(records, libs):
+    """The low-precision cells of one pass, a row per dtype and op (dtypes in run order):
+    NumPy+ml_dtypes' and eltwise's times, their ratio, and each peer's status."""
+    peers = [lib.name for lib in libs[2:] if lib.peer]
+    dts = list(dict.fromkeys(r["dtype"] for r in records))
+
+    def key(r):
+        b = r.get("op_base", r["op"])
+        return dts.index(r["dtype"]), OP_ORDER.index(b) if b in OP_ORDER else len(OP_ORDER)
+    out = ["| dtype | op | NumPy+ml_dtypes | eltwise | NumPy / eltwise | "
+           + " | ".join(peers) + " |",
+           "|---|---|---:|---:|---:|" + "---|" * len(peers)]
+    for r in sorted(records, key=key):
+        n = r["libs"].get("numpy", {})
+        numpy = fmt_time(n.get("median_s")) if "median_s" in n else (
+            f"skipped: {_short(n['skipped'])}" if "skipped" in n else SKIP)
+        out.append(_row(r["dtype"], r["op"], numpy,
+                        _eltwise_time_cell(r["libs"].get("eltwise", {})),
+                        fmt_ratio(r["speedup"].get("numpy")),
+                        *(_peer_status(r, name) for name in peers)))
     return "\n".join(out)
 
 
@@ -251,13 +309,60 @@ def _numpy_speedup(r):
     return r["speedup"].get("numpy")
 
 
-def _min_goal(goal, recs, need, value=_numpy_speedup, unit="x NumPy"):
+def _not_measured(recs):
+    """"; not measured: <cells> (eltwise: <why>)" for cells without a value, or ""."""
+    if not recs:
+        return ""
+    whys = list(dict.fromkeys(
+        e.get("skipped") or e.get("error") for e in (r["libs"].get("eltwise", {}) for r in recs)
+        if e.get("skipped") or e.get("error")))
+    why = f" (eltwise: {'e.g. ' if len(whys) > 1 else ''}{whys[0]})" if whys else ""
+    return "; not measured: " + ", ".join(f"{r['dtype']} {r['op']}" for r in recs) + why
+
+
+def _min_goal(goal, recs, need, value=_numpy_speedup, unit="x NumPy", require_all=False):
+    """(goal, measured, met) from the lowest value over `recs`. require_all: every cell of
+    `recs` must have a value; the cells without one (eltwise skipped them) are named, and
+    the goal is not met while any is missing."""
+    missing = [x for x in recs if value(x) is None] if require_all else []
     low, r = _worst(recs, value)
     if low is None:
-        return goal, "not measured in this run", None
+        return goal, "not measured in this run" + _not_measured(missing), None
     n_below = sum(1 for x in recs if value(x) is not None and value(x) < need)
-    return (goal, f"lowest {low:.2f}{unit} ({cell_label(r)}); {n_below} of {len(recs)} "
-            "cells below", low >= need)
+    return (goal, f"lowest {low:.2f}{unit} ({cell_label(r)}); {n_below} of "
+            f"{len(recs) - len(missing)} cells below" + _not_measured(missing),
+            low >= need and not missing)
+
+
+LOWP_NUMPY_GOAL = 50.0  # eltwise against NumPy+ml_dtypes, 1 thread
+
+
+def lowp_goals(records):
+    """The low-precision section's goals, at 1 thread: every low-precision cell >= 50x
+    NumPy+ml_dtypes; float8 add no slower than eltwise's float16 add (LOWP_REFERENCE) of
+    the same run. A cell eltwise skipped (a dtype it does not support) fails its goal."""
+    one = [r for r in section(records, "lowp") if r.get("threads", 1) == 1]
+    cells = [r for r in one if r["dtype"] in LOWP_DTYPE_NAMES]
+    out = [_min_goal(f"{', '.join(LOWP_DTYPE_NAMES)} add/multiply/divide, 1 thread, "
+                     f">= {LOWP_NUMPY_GOAL:g}x NumPy+ml_dtypes", cells, LOWP_NUMPY_GOAL,
+                     require_all=True)]
+    ref_op, ref_dtype = LOWP_REFERENCE
+    ref = [r["libs"].get("eltwise", {}).get("median_s") for r in one
+           if (r["op"], r["dtype"]) == (ref_op, ref_dtype)]
+    t_ref = ref[0] if ref else None
+    float8 = [n for n in LOWP_DTYPE_NAMES if n.startswith("float8")]
+
+    def over_ref(r):
+        t = r["libs"].get("eltwise", {}).get("median_s")
+        return t_ref / t if t and t_ref else None
+    goal = (f"{'/'.join(float8)} {ref_op}, 1 thread: no slower than eltwise's {ref_dtype} "
+            f"{ref_op} of the same size ({ref_dtype} time / float8 time >= 1.0)")
+    recs = [r for r in one if r["op"] == ref_op and r["dtype"] in float8]
+    g = _min_goal(goal, recs, 1.0, over_ref, unit=f"x {ref_dtype} {ref_op}", require_all=True)
+    if recs and t_ref is None:
+        g = (goal, g[1] + f"; no eltwise {ref_dtype} {ref_op} in this run", g[2])
+    out.append(g)
+    return out
 
 
 def goals(meta, records, libs):
@@ -325,6 +430,7 @@ def goals(meta, records, libs):
                    ">= 0.9, same size, op and threads)", fortran, 0.9, f_over_c,
                    unit=" C/F")
     out += [g1, g2]
+    out += lowp_goals(records)
 
     peers = [lib.name for lib in libs[2:] if lib.peer]
     parts, all_met, any_timed = [], True, False
@@ -355,7 +461,7 @@ def goals_table(meta, records, libs):
 def markdown(meta, records, libs):
     roof = meta["roofline"]
     mib = roof["array_bytes"] // 2**20
-    passes = by_threads(records)
+    passes = by_threads(section(records, "main"))
     md = ["# eltwise benchmarks", ""]
     md += machine_lines(meta, libs)
     md += ["",
@@ -400,6 +506,17 @@ def markdown(meta, records, libs):
                 if geo:
                     md += ["", f"Geometric mean over the cells {lib.name} computes: "
                                f"**{geo:.2f}x**."]
+    ref_op, ref_dtype = LOWP_REFERENCE
+    for t, recs in by_threads(section(records, "lowp")).items():
+        md += ["", f"## Low-precision dtypes, {threads_label(t)}", "",
+               "ml_dtypes' types (one byte per element), same-shape contiguous operands of "
+               "random finite codes (divisors non-zero; int4's divide floors). NumPy's ufuncs "
+               "on them are ml_dtypes', one element at a time. NumPy / eltwise > 1: eltwise "
+               "faster. Peer columns: the peer's time and, in parentheses, eltwise's speedup "
+               "over it (≈: within 4 ULP of NumPy's result), or why it cannot compute the "
+               "cell. eltwise's result equals NumPy's bit for bit (NaN = NaN) before its time "
+               f"is used (✗ where not). The {ref_dtype} {ref_op} row is the reference of the "
+               f"goal on float8 {ref_op}.", "", lowp_table(recs, libs)]
     fresh = fresh_vs_out_table(records, meta)
     if fresh:
         md += ["", "## Fresh result vs out=", "",
@@ -438,13 +555,16 @@ def console_summary(meta, records, libs):
     roof = meta["roofline"]
     lines = [f"roofline (np.copyto): 1 thread {roof['threads_1']['gbps']:.1f} GB/s, "
              f"2 threads {roof['threads_2']['gbps']:.1f} GB/s"]
-    for t, recs in by_threads(records).items():
+    main = section(records, "main")
+    for t, recs in by_threads(main).items():
         lines += ["", f"speedup of eltwise over NumPy, {threads_label(t)} (> 1: eltwise "
                       "faster):", "", speedup_table(recs, "numpy")]
+    for t, recs in by_threads(section(records, "lowp")).items():
+        lines += ["", f"low-precision dtypes, {threads_label(t)}:", "", lowp_table(recs, libs)]
     lines.append("")
     for lib in libs[1:]:
-        geo = geomean(r["speedup"].get(lib.name) for r in records)
-        n = sum(lib.name in r["speedup"] for r in records)
+        geo = geomean(r["speedup"].get(lib.name) for r in main)
+        n = sum(lib.name in r["speedup"] for r in main)
         if geo and lib.peer:
             lines.append(f"geometric-mean speedup over {lib.name} {lib.version}: "
                          f"{geo:.2f}x ({n} cells)")
@@ -602,7 +722,7 @@ def write_all(out_dir, meta, records, libs, plot=True):
     if plot:
         pngs = []
         p = os.path.join(out_dir, "speedup.png")
-        if plot_summary(p, meta, records, plt):
+        if plot_summary(p, meta, section(records, "main"), plt):
             pngs.append(p)
         p = os.path.join(out_dir, "sweep.png")
         if plot_sweep(p, meta, records, plt):

@@ -5,6 +5,7 @@ Run from the repository root:
     python -m benchmarks                 # full run (about 15 minutes on 2 cores, every peer)
     python -m benchmarks --quick         # tiny sizes, a few repeats (about a minute)
     python -m benchmarks --ops divide,multiply --dtypes float32,int32 --threads 1
+    python -m benchmarks --section lowp  # the low-precision dtypes alone (float8, float4, int4)
 
 Writes results.md (tables), results.json (every figure) and throughput.png /
 speedup.png (if matplotlib is installed) to --out (default benchmarks/results).
@@ -30,6 +31,7 @@ if __package__ in (None, ""):  # `python benchmarks/run.py` works too
 from benchmarks import cases, peers, report, timing  # noqa: E402
 
 DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+SECTIONS = ("main", "lowp")
 SHAPE_ALIASES = {"sweep": "n=", "row": "row", "col": "col", "pdpd": "pdpd", "scalar": "scalar",
                  "strided": "strided", "transposed": "transposed", "fortran": "fortran",
                  "narrow": "narrow"}
@@ -44,12 +46,19 @@ def parse_args(argv):
                "  python -m benchmarks --quick --out /tmp/bench\n"
                "  python -m benchmarks --ops divide --dtypes int32,int64 --shapes sweep\n"
                "  python -m benchmarks --threads 1 --peers numexpr,torch\n"
-               "  python -m benchmarks --ops mod --dtypes int64,uint64 --shapes n=1e5\n\n"
+               "  python -m benchmarks --ops mod --dtypes int64,uint64 --shapes n=1e5\n"
+               "  python -m benchmarks --section lowp --quick --out /tmp/bench\n\n"
+               "sections: main (the ops, dtypes and shapes below), lowp (the low-precision\n"
+               "        dtypes: " + ", ".join(cases.LOWP_DTYPE_NAMES) + ";\n"
+               "        " + ", ".join(cases.LOWP_OP_NAMES) + " at "
+               + cases.lowp_shape(False).kind + ", and eltwise's "
+               + " ".join(reversed(cases.LOWP_REFERENCE)) + " as a goal's reference)\n"
                "ops:    " + ", ".join(cases.OP_BASE_NAMES) + "\n"
                "        (divide on integers runs twice: divide(floor) = pythondiv=True,\n"
                "         divide(trunc) = pythondiv=False; int64/uint64 division ops run on\n"
                "         three operand kinds: [full range], [|x|<=1e12, d 1..8], [.. d 9..50])\n"
                "dtypes: " + ", ".join(cases.DTYPE_NAMES) + "\n"
+               "        (lowp: " + ", ".join(cases.LOWP_DTYPE_NAMES) + ")\n"
                "shapes: sweep (n=10 ... n=1.6e7 contiguous), n=<size>, scalar, row, col, pdpd,\n"
                "        strided, transposed, fortran (float32), narrow (int8, float32)\n"
                "peers:  numpy (always), " + ", ".join(peers.OPTIONAL) + " (when importable)\n\n"
@@ -65,6 +74,9 @@ def parse_args(argv):
                         "'default' = eltwise's default, the CPUs this process may use). "
                         "Passes with more than one thread skip the sizes eltwise runs on "
                         "one thread anyway (n < 1e5)")
+    p.add_argument("--section", default="all", choices=("all",) + SECTIONS,
+                   help="run one section only: main, or lowp (the low-precision dtypes); "
+                        "default all. The filters below apply to both")
     p.add_argument("--ops", default=None, metavar="LIST",
                    help="comma-separated ops to run (default: all)")
     p.add_argument("--dtypes", default=None, metavar="LIST",
@@ -92,9 +104,10 @@ def parse_args(argv):
         if bad:
             p.error(f"unknown op(s) {bad}; choose from {cases.OP_BASE_NAMES}")
     if args.dtypes:
-        bad = [d for d in args.dtypes if d not in cases.DTYPE_NAMES]
+        known = cases.DTYPE_NAMES + cases.LOWP_DTYPE_NAMES
+        bad = [d for d in args.dtypes if d not in known]
         if bad:
-            p.error(f"unknown dtype(s) {bad}; choose from {cases.DTYPE_NAMES}")
+            p.error(f"unknown dtype(s) {bad}; choose from {known}")
     if args.peers:
         bad = [x for x in args.peers if x not in peers.OPTIONAL and x not in ("none", "numpy")]
         if bad:
@@ -189,9 +202,18 @@ def shape_matches(shape, w):
     return shape.kind.lower().startswith(w)
 
 
+def lacks_dtype(exc, shape):
+    """True when eltwise refuses the dtype of a low-precision cell (TypeError "eltwise.add
+    does not support dtype int4"): that cell is skipped with eltwise's message, and measured
+    once eltwise supports the dtype. In the main section every dtype must work."""
+    return (shape.section == "lowp" and isinstance(exc, TypeError)
+            and "does not support dtype" in str(exc))
+
+
 def run_cell(libs, op, dt, shape, xs, budget, ref, threads):
     """Checks and times every library on one cell; returns the cell's record."""
-    rec = {"op": op.row, "op_base": op.name, "inputs": op.inputs, "func": op.func,
+    rec = {"section": shape.section, "op": op.row, "op_base": op.name, "inputs": op.inputs,
+           "func": op.func,
            "kwargs": {**op.kwargs, **shape.eltwise_kwargs}, "threads": threads,
            "dtype": dt.name, "shape_kind": shape.kind, "shape": shape.describe(),
            "shape1": list(np.shape(xs.x1)),
@@ -213,7 +235,8 @@ def run_cell(libs, op, dt, shape, xs, budget, ref, threads):
             entry["skipped"] = str(exc)
             continue
         except Exception as exc:
-            entry["skipped" if lib.name != "eltwise" else "error"] = peers._first_line(exc)
+            skip = lib.name != "eltwise" or lacks_dtype(exc, shape)
+            entry["skipped" if skip else "error"] = peers._first_line(exc)
             continue
         if lib.name == "numpy" and op.numpy_timed is not op.reference:
             entry["check"] = "stand-in"
@@ -244,6 +267,36 @@ def run_cell(libs, op, dt, shape, xs, budget, ref, threads):
             if name != "eltwise" and "median_s" in e:  # eltwise(out=) too: out= / fresh
                 rec["speedup"][name] = e["median_s"] / elt["median_s"]
     return rec
+
+
+def main_plan(args):
+    """The main section's cells, as (shape, dtype, ops), under the filters."""
+    shapes = select(cases.shapes(args.quick), args.shapes, shape_matches)
+    dtypes = [cases.dtype_of(d) for d in (args.dtypes or cases.DTYPE_NAMES)
+              if d in cases.DTYPE_NAMES and (d != "bfloat16" or cases.bfloat16 is not None)]
+    return [(s, dt, [op for op in select(cases.ops_for(dt), args.ops, op_matches)
+                     if s.measures(dt, op)])
+            for s in shapes for dt in dtypes]
+
+
+def lowp_plan(args):
+    """The low-precision section's cells, as (shape, dtype, ops), under the filters: the
+    reference cell (LOWP_REFERENCE) first whenever a low-precision dtype is selected, so
+    the goal comparing with it has it in the same run."""
+    if cases.ml_dtypes is None:
+        return []
+    shapes = select([cases.lowp_shape(args.quick)], args.shapes, shape_matches)
+    dtypes = [cases.dtype_of(d) for d in cases.LOWP_DTYPE_NAMES
+              if not args.dtypes or d in args.dtypes]
+    if not dtypes:
+        return []
+    ref_op, ref_dtype = cases.LOWP_REFERENCE
+    ref_dt = cases.dtype_of(ref_dtype)
+    ref = [op for op in select(cases.ops_for(ref_dt), args.ops, op_matches)
+           if op.name == ref_op]
+    return [(s, dt, ops) for s in shapes
+            for dt, ops in [(ref_dt, ref)] + [
+                (dt, select(cases.lowp_ops(dt), args.ops, op_matches)) for dt in dtypes]]
 
 
 def main(argv=None):
@@ -311,15 +364,15 @@ def main(argv=None):
     print("measuring copy roofline ...", file=sys.stderr)
     meta["roofline"] = timing.roofline(args.quick)
 
-    shapes = select(cases.shapes(args.quick), args.shapes, shape_matches)
-    dtypes = [cases.dtype_of(d) for d in (args.dtypes or cases.DTYPE_NAMES)
-              if d != "bfloat16" or cases.bfloat16 is not None]
-    plan = [(s, dt, [op for op in select(cases.ops_for(dt), args.ops, op_matches)
-                     if s.measures(dt, op)])
-            for s in shapes for dt in dtypes]
-    passes = {s.kind: [t for t in thread_list if t == min(thread_list) or s.multi_thread]
-              for s in shapes}
-    total = sum(len(o) * len(passes[s.kind]) for s, _, o in plan)
+    plan = []
+    if args.section in ("all", "main"):
+        plan += main_plan(args)
+    if args.section in ("all", "lowp"):
+        plan += lowp_plan(args)
+
+    def passes(shape):
+        return [t for t in thread_list if t == min(thread_list) or shape.multi_thread]
+    total = sum(len(o) * len(passes(s)) for s, _, o in plan)
     if total == 0:
         print("error: the filters select no cell", file=sys.stderr)
         return 2
@@ -338,7 +391,7 @@ def main(argv=None):
                 with np.errstate(all="ignore"):
                     ref = op.reference(xs.x1, xs.x2_np)
                 # Every thread count on the same operands, one after the other.
-                for threads in passes[shape.kind]:
+                for threads in passes(shape):
                     for lib in libs:
                         lib.set_threads(threads)
                     t_cell = time.perf_counter()
@@ -360,8 +413,12 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     paths = report.write_all(args.out, meta, records, libs, plot=not args.no_plot)
     print(report.console_summary(meta, records, libs))
-    bad = [r for r in records
-           if r["libs"].get("eltwise", {}).get("check") not in ("exact", "close")]
+    unsupported = [r for r in records if "skipped" in r["libs"].get("eltwise", {})]
+    if unsupported:
+        print(f"\nnote: {len(unsupported)} cell(s) skipped, eltwise does not support their "
+              "dtype: " + ", ".join(sorted({r["dtype"] for r in unsupported})))
+    bad = [r for r in records if "skipped" not in r["libs"].get("eltwise", {})
+           and r["libs"].get("eltwise", {}).get("check") not in ("exact", "close")]
     if bad:
         print(f"\nWARNING: {len(bad)} cell(s) where eltwise failed or differs from NumPy:")
         for r in bad[:20]:
