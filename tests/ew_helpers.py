@@ -94,13 +94,23 @@ def dtype_id(dt) -> str:
     return np.dtype(dt).name
 
 
+# The coded dtypes' categories ("float", "signed", "unsigned").
+_CODED_CATEGORY = {_dtype(r): r["category"] for r in CODED_ROWS}
+
+
 def is_float(dt) -> bool:
     dt = np.dtype(dt)
-    return dt.kind == "f" or dt == BF16
+    return dt.kind == "f" or dt == BF16 or _CODED_CATEGORY.get(dt) == "float"
+
+
+def int_info(dt):
+    """numpy.iinfo, or ml_dtypes.iinfo for its integers (int4, uint4, int2, uint2)."""
+    return ml_dtypes.iinfo(dt) if dt in _CODED_CATEGORY else np.iinfo(dt)
 
 
 def is_int(dt) -> bool:
-    return np.dtype(dt).kind in "iu"
+    dt = np.dtype(dt)
+    return dt.kind in "iu" or _CODED_CATEGORY.get(dt) in ("signed", "unsigned")
 
 
 def finfo(dt):
@@ -243,11 +253,11 @@ def _tame_operands(name, dt, shape, shape2, rng):
     if dt == np.bool_:
         a, b = rng.integers(0, 2, shape).astype(bool), rng.integers(0, 2, shape2).astype(bool)
     elif is_int(dt):
-        ii = np.iinfo(dt)
+        ii = int_info(dt)
         lo, hi = max(int(ii.min), -1000), min(int(ii.max), 1000)
         a = rng.integers(lo, hi, shape, endpoint=True).astype(dt)
         if name == "power":
-            b = rng.integers(0, 8, shape2, endpoint=True).astype(dt)
+            b = rng.integers(0, min(8, hi), shape2, endpoint=True).astype(dt)
         else:
             b = rng.integers(lo, hi, shape2, endpoint=True).astype(dt)
     else:

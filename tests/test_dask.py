@@ -38,6 +38,7 @@ import sys
 import threading
 import time
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -171,6 +172,9 @@ CASES = [
     Case("numpy-greater-float16", "greater", (10,), (3,), "float16"),
     Case("numpy-divide-bfloat16", "divide", (8, 10), (5, 5), BF16),
     Case("numpy-divide-float16", "divide", (8, 10), (5, 5), "float16"),
+    # ml_dtypes' low-precision dtypes (docs/semantics.md, "Low-precision dtypes")
+    Case("numpy-multiply-float8_e4m3fn", "multiply", (8, 10), (5, 5), ml_dtypes.float8_e4m3fn),
+    Case("numpy-divide-int4", "divide", (8, 10), (3, 7), ml_dtypes.int4),
     # numpy broadcasting: an ndarray x1 with a dask x2
     Case("numpy-divide-ndarray-x1", "divide", (8, 10), (3, 4), x1_dask=False),
     # numpy broadcasting: a scalar x2 (weak, NEP 50)
@@ -520,7 +524,7 @@ def _cluster_counts(client):
 
 CLUSTER_CASES = [c for c in CASES if c.id in {
     "numpy-divide-trailing", "numpy-divide-scalar-float", "numpy-power-int16",
-    "numpy-divide-bfloat16", "none-divide", "none-mod-int32", "pdpd-divide-axis1",
+    "numpy-divide-bfloat16", "numpy-multiply-float8_e4m3fn", "numpy-divide-int4", "none-divide", "none-mod-int32", "pdpd-divide-axis1",
     "pdpd-divide-axis1-trailing-ones", "pdpd-greater", "pdpd-multiply-issue",
     "pythondiv-true-int32", "pythondiv-false-int32", "pythondiv-false-int8-pdpd",
 }]

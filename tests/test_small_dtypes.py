@@ -6,6 +6,7 @@ promotion, out=, dtype=, pdpd broadcasting and the ufunc twins."""
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -248,3 +249,139 @@ def test_pickle_round_trip(dt):
     x = _codes(dt)
     r = pickle.loads(pickle.dumps(eltwise.ufunc.add))(x, x)
     assert not _mismatches("add", r, eltwise.add(x, x)).size
+
+
+# --- The coded integers: int4, uint4, int2, uint2 ----------------------------------
+
+INT_CODED = [d for d, r in zip(CODED_DTYPES, CODED_ROWS) if r["category"] != "float"]
+INT_FUNCS = [f for f in ALL_OPS] + ["squared_difference"]
+
+
+def _wrap(v, dt):
+    """Python integers v wrapped to dt's bits (two's complement for the signed ones):
+    what stays in the dtype (docs/semantics.md, "Low-precision dtypes")."""
+    bits = BITS[dt]
+    v = np.asarray(v, dtype=object).astype(np.int64) & ((1 << bits) - 1)
+    if dt.name.startswith("int"):
+        v = np.where(v >= 1 << (bits - 1), v - (1 << bits), v)
+    return v
+
+
+def _int_reference(name, x, y, dt, pythondiv=True):
+    """The exact result of `name` on the values x, y (Python ints), kept in dt:
+    computed in Python integers, floor or truncating division, 0 for a zero divisor,
+    then wrapped; comparisons and logical ops as bool."""
+    def div(a, b, floor):
+        if b == 0:
+            return 0
+        q = a // b
+        return q if floor or q >= 0 or q * b == a else q + 1
+    def rem(a, b, python):
+        if b == 0:
+            return 0
+        return a - b * div(a, b, python)
+    ops = {
+        "add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+        "multiply": lambda a, b: a * b, "squared_difference": lambda a, b: (a - b) ** 2,
+        "maximum": max, "minimum": min,
+        "bitwise_and": lambda a, b: a & b, "bitwise_or": lambda a, b: a | b,
+        "bitwise_xor": lambda a, b: a ^ b,
+        "divide": lambda a, b: div(a, b, pythondiv), "floor_divide": lambda a, b: div(a, b, True),
+        "mod": lambda a, b: rem(a, b, True), "remainder": lambda a, b: rem(a, b, True),
+        "fmod": lambda a, b: rem(a, b, False),
+        "power": lambda a, b: a ** b,
+    }
+    if name in ops:
+        return _wrap([ops[name](int(a), int(b)) for a, b in zip(x, y)], dt)
+    return getattr(np, name)(x.astype(np.int64), y.astype(np.int64))
+
+
+@pytest.mark.parametrize("target", TARGETS, indirect=True)
+@pytest.mark.parametrize("dt", INT_CODED, ids=dtype_id)
+def test_every_pair_of_integer_codes(target, dt):
+    """Every pair of values, every function, in the dtype (wrapping), contiguous and
+    broadcast both ways; power with non-negative exponents (a negative one with a
+    signed dtype is NumPy's ValueError); divide both ways."""
+    c = _codes(dt)
+    a, b = np.repeat(c, c.size), np.tile(c, c.size)
+    x, y = a.astype(np.int64), b.astype(np.int64)
+    errors = []
+    for name in INT_FUNCS:
+        sel = (y >= 0) if name == "power" else np.ones(y.size, bool)
+        want = _int_reference(name, x[sel], y[sel], dt)
+        fn = getattr(eltwise, name)
+        with np.errstate(divide="ignore"):
+            results = {"contiguous": fn(a[sel], b[sel])}
+            if sel.all():
+                results["x1 broadcast"] = fn(c.reshape(-1, 1), c.reshape(1, -1)).ravel()
+                results["x2 broadcast"] = fn(c.reshape(1, -1), c.reshape(-1, 1)).T.ravel()
+        for layout, got in results.items():
+            if want.dtype != np.bool_:
+                assert got.dtype == dt, (name, got.dtype)
+                assert not (got.view(np.uint8) >> BITS[dt]).any(), "bits above the value set"
+            bad = np.flatnonzero(got.astype(np.int64) != want)
+            if bad.size:
+                i = bad[:4]
+                errors.append(f"{layout} {name} {dt}: {bad.size} differ, (x1, x2, eltwise, "
+                              f"exact) e.g. {list(zip(x[sel][i], y[sel][i], got[i], want[i]))}")
+    with np.errstate(divide="ignore"):
+        got = eltwise.divide(a, b, pythondiv=False)
+    want = _int_reference("divide", x, y, dt, pythondiv=False)
+    if (got.astype(np.int64) != want).any():
+        errors.append(f"divide(pythondiv=False) {dt}")
+    if dt.name.startswith("int"):
+        with pytest.raises(ValueError, match="negative integer powers"):
+            eltwise.power(a, b)
+    assert not errors, "\n".join(errors)
+
+
+@pytest.mark.parametrize("dt", INT_CODED, ids=dtype_id)
+def test_integer_codes_agree_with_ml_dtypes(dt):
+    """Where ml_dtypes' own loops keep the dtype (add, subtract, multiply, floor_divide,
+    remainder, comparisons) eltwise gives its bits; where they return another dtype
+    (maximum, bitwise: int8; divide: float16) eltwise stays in the dtype with the same
+    value wrapped (docs/semantics.md)."""
+    c = _codes(dt)
+    a, b = np.repeat(c, c.size), np.tile(c, c.size)
+    # ml_dtypes' integer loops warn of a zero divisor whatever numpy.errstate says
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name in ("add", "subtract", "multiply", "floor_divide", "remainder", "less", "equal"):
+            got, want = getattr(eltwise, name)(a, b), getattr(np, name)(a, b)
+            assert got.dtype == want.dtype
+            assert got.view(np.uint8).tolist() == want.view(np.uint8).tolist(), name
+        for name in ("maximum", "minimum", "bitwise_and", "bitwise_xor"):
+            got, want = getattr(eltwise, name)(a, b), getattr(np, name)(a, b)
+            assert got.dtype == dt and want.dtype != dt
+            assert got.astype(np.int64).tolist() == _wrap(want.astype(np.int64), dt).tolist()
+
+
+@pytest.mark.parametrize("dt", INT_CODED, ids=dtype_id)
+def test_integer_promotion_and_errors(dt):
+    """As NumPy with ml_dtypes: a Python int makes int8 (an int beyond int8 is NumPy's
+    OverflowError, comparisons too), a Python float float16, int8 int8; a zero divisor
+    reports through numpy.errstate; out= and the twins (reduce included)."""
+    c = _codes(dt)
+    x = c[c.astype(np.int64) != 0]
+    for s in (1, 1.5, True):
+        assert eltwise.add(x, s).dtype == np.add(x, s).dtype
+        np.testing.assert_array_equal(eltwise.add(x, s), np.add(x, s))
+    with pytest.raises(OverflowError):
+        eltwise.add(x, 1000)
+    with pytest.raises(OverflowError):
+        eltwise.equal(x, 1000)
+    assert eltwise.less(x, 100).tolist() == np.less(x, 100).tolist()
+    i8 = np.arange(x.size, dtype=np.int8)
+    assert eltwise.add(x, i8).dtype == np.result_type(x, i8)
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError):
+            eltwise.floor_divide(x, np.zeros_like(x))
+    with np.errstate(divide="ignore"):
+        assert not eltwise.floor_divide(x, np.zeros_like(x)).astype(np.int64).any()
+    out = np.empty_like(x)
+    assert eltwise.multiply(x, x, out=out) is out
+    assert out.tolist() == _wrap(x.astype(np.int64) ** 2, dt).tolist()
+    assert eltwise.ufunc.add(x, x).tolist() == eltwise.add(x, x).tolist()
+    assert int(eltwise.ufunc.add.reduce(x)) == int(np.add.reduce(x))
+    assert int(eltwise.ufunc.bitwise_or.reduce(x)) == int(_wrap(np.bitwise_or.reduce(
+        x.astype(np.int64)), dt))

@@ -123,7 +123,9 @@ _OutArg: TypeAlias = NDArray[Any] | tuple[NDArray[Any]] | None
 
 _ScalarT = TypeVar("_ScalarT", bound=np.generic)
 _ArrayT = TypeVar("_ArrayT", bound=np.ndarray[Any, Any])
-# The dtypes whose results these stubs can tell (bfloat16 has no typed scalar).
+# The dtypes whose results these stubs can tell (ml_dtypes' dtypes, bfloat16 and the
+# low-precision ones, have no typed scalar in NumPy's stubs: their calls take the
+# general overloads).
 _SameT = TypeVar(
     "_SameT",
     np.bool_,

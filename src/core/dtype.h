@@ -9,9 +9,11 @@
 
 namespace eltwise {
 
-// How a one-byte coded dtype (ml_dtypes' float8, float6, float4) lays out
-// its value in the low `bits` bits of its byte: a sign bit (unless
-// unsigned), exp_bits of exponent biased by `bias`, mant_bits of mantissa.
+// How a one-byte coded dtype (ml_dtypes' float8, float6, float4, int4, int2)
+// lays out its value in the low `bits` bits of its byte. A float: a sign bit
+// (unless unsigned), exp_bits of exponent biased by `bias`, mant_bits of
+// mantissa. An integer (exp_bits 0): two's complement or binary; the bits
+// above are ignored when read and zero when written, as ml_dtypes does.
 // `special` says what the format has besides finite numbers, each as
 // ml_dtypes defines it (docs/semantics.md, "Low-precision dtypes"):
 // - kIEEE: infinities and NaNs where the exponent is all ones (float8_e5m2,
@@ -32,6 +34,9 @@ struct CodeFormat {
   Special special;
 };
 inline constexpr CodeFormat kNative{0, 0, 0, 0, Special::kNone};
+// A coded integer: `bits` bits of two's complement (signed) or binary, in the
+// byte's low bits.
+constexpr CodeFormat IntCode(int bits) { return {bits, 0, 0, 0, Special::kNone}; }
 constexpr CodeFormat FloatCode(int exp_bits, int mant_bits, int bias, Special special) {
   return {(special == Special::kE8M0 ? 0 : 1) + exp_bits + mant_bits, exp_bits, mant_bits, bias,
           special};
@@ -88,7 +93,11 @@ enum class DSource : int { kNumpy, kMlDtypes };
   X(F6E2M3FN, Coded<DType::kF6E2M3FN>, "float6_e2m3fn", kFloat, kMlDtypes,                       \
     (FloatCode(2, 3, 1, Special::kFinite)))                                                      \
   X(F6E3M2FN, Coded<DType::kF6E3M2FN>, "float6_e3m2fn", kFloat, kMlDtypes,                       \
-    (FloatCode(3, 2, 3, Special::kFinite)))
+    (FloatCode(3, 2, 3, Special::kFinite)))                                                      \
+  X(I4, Coded<DType::kI4>, "int4", kSigned, kMlDtypes, IntCode(4))                                \
+  X(U4, Coded<DType::kU4>, "uint4", kUnsigned, kMlDtypes, IntCode(4))                             \
+  X(I2, Coded<DType::kI2>, "int2", kSigned, kMlDtypes, IntCode(2))                                \
+  X(U2, Coded<DType::kU2>, "uint2", kUnsigned, kMlDtypes, IntCode(2))
 
 enum class DType : int {
 #define ELTWISE_DTYPE_ID(id, ...) k##id,

@@ -86,15 +86,15 @@ using MinimumOp = ExtremumOp<false, false>;
 
 // Valid lane types: integers and bool.
 struct BitwiseAndOp : MemoryBoundOp {
-  template <typename T> using Compute = T;
+  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::And(a, b); }
 };
 struct BitwiseOrOp : MemoryBoundOp {
-  template <typename T> using Compute = T;
+  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Or(a, b); }
 };
 struct BitwiseXorOp : MemoryBoundOp {
-  template <typename T> using Compute = T;
+  template <typename T> using Compute = Arith<T>;
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Xor(a, b); }
 };
 

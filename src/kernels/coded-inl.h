@@ -1,6 +1,7 @@
-// One job: the coded float dtypes' lanes (ml_dtypes' float8, float6 and
-// float4; core/dtype.h, CodeFormat) to and from float32, bit-exact:
-// DecodeFloat and EncodeFloat, generic in the format.
+// One job: the coded dtypes' lanes (core/dtype.h, CodeFormat) to and from
+// their compute lanes, bit-exact: ml_dtypes' float8, float6 and float4 to and
+// from float32 (DecodeFloat, EncodeFloat), its int4/int2 to and from
+// integer lanes (DecodeInt, EncodeInt), generic in the format.
 // Re-included once per Highway target (see the toggle guard below), like
 // Highway's own -inl.h headers; include it after hwy/highway.h inside a
 // HWY_TARGET_INCLUDE translation unit.
@@ -209,6 +210,47 @@ HWY_INLINE hn::Vec<D8> EncodeFloat(D8 d8, DF df, hn::Vec<DF> x) {
     }
   }
   return hn::BitCast(d8, hn::TruncateTo(hn::Rebind<uint8_t, DF>(), hn::BitCast(hn::RebindToUnsigned<DF>(), code)));
+}
+
+// Computes integer lanes (DC: 8 to 64 bits) from the codes of the coded
+// integer kId (u8 lanes): the low `bits` bits, sign-extended for a signed
+// dtype (the bits above are ignored, as ml_dtypes reads them).
+template <DType kId, class DC, class V8>
+HWY_INLINE hn::Vec<DC> DecodeInt(DC dc, V8 codes) {
+  constexpr int kBits = Traits(kId).format.bits;
+  constexpr int kLaneBits = 8 * sizeof(hn::TFromD<DC>);
+  const hn::RebindToUnsigned<DC> du;
+  const hn::Rebind<uint8_t, DC> du8;
+  hn::Vec<DC> wide;
+  if constexpr (sizeof(hn::TFromD<DC>) == 1) {
+    wide = hn::BitCast(dc, codes);
+  } else {
+    wide = hn::BitCast(dc, hn::PromoteTo(du, hn::BitCast(du8, codes)));
+  }
+  if constexpr (IsSignedInt(kId)) {
+    const hn::RebindToSigned<DC> di;
+    return hn::BitCast(dc, hn::ShiftRight<kLaneBits - kBits>(
+                               hn::ShiftLeft<kLaneBits - kBits>(hn::BitCast(di, wide))));
+  } else {
+    return hn::And(wide, hn::Set(dc, static_cast<hn::TFromD<DC>>((1u << kBits) - 1)));
+  }
+}
+
+// Computes the codes of the coded integer kId from integer lanes: the value
+// wrapped to `bits` bits (two's complement), the bits above zero.
+template <DType kId, class D8, class DC>
+HWY_INLINE hn::Vec<D8> EncodeInt(D8 d8, DC dc, hn::Vec<DC> v) {
+  constexpr int kBits = Traits(kId).format.bits;
+  const hn::RebindToUnsigned<DC> du;
+  const hn::Rebind<uint8_t, DC> du8;
+  hn::Vec<decltype(du8)> bytes;
+  if constexpr (sizeof(hn::TFromD<DC>) == 1) {
+    bytes = hn::BitCast(du8, v);
+  } else {
+    bytes = hn::TruncateTo(du8, hn::BitCast(du, v));
+  }
+  (void)dc;
+  return hn::BitCast(d8, hn::And(bytes, hn::Set(du8, static_cast<uint8_t>((1u << kBits) - 1))));
 }
 
 }  // namespace HWY_NAMESPACE

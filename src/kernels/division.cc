@@ -79,7 +79,7 @@ HWY_INLINE T DivideOne(T a, T b) {
 // to MIN by itself.
 template <Rounding kRound, Result kResult>
 struct IntDivideByScalar : OpBase {
-  template <typename T> using Compute = T;
+  template <typename T> using Compute = Arith<T>;
   bool zero_divisor = false;
   bool divisor_negative = false;
   // |b| prepared for the lane width in use (only that one is set).

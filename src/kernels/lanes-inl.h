@@ -39,10 +39,12 @@ constexpr bool kIsHalf = std::is_same<T, hwy::float16_t>::value ||
 template <typename T>
 struct CodedTraits {
   static constexpr bool kCoded = false;
+  static constexpr bool kFloat = false;
 };
 template <DType kId>
 struct CodedTraits<Coded<kId>> {
   static constexpr bool kCoded = true;
+  static constexpr bool kFloat = IsFloat(kId);
   static constexpr DType kDType = kId;
 };
 template <typename T>
@@ -54,9 +56,20 @@ template <typename T>
 using Lane = std::conditional_t<kIsCoded<T>, uint8_t, T>;
 
 // The type an op computes in by default: float16, bfloat16 and the coded
-// floats in float32 (one rounding at the end), everything else in itself.
+// floats in float32 (one rounding at the end), the coded integers in int8 or
+// uint8 (wrapped to their bits at the end), everything else in itself.
+template <typename T, bool kCoded = kIsCoded<T>>
+struct ArithOf {
+  using type = std::conditional_t<kIsHalf<T>, float, T>;
+};
 template <typename T>
-using Arith = std::conditional_t<kIsHalf<T> || kIsCoded<T>, float, T>;
+struct ArithOf<T, true> {  // coded: floats in float32, integers in 8 bits
+  static constexpr DType kId = CodedTraits<T>::kDType;
+  using type = std::conditional_t<IsFloat(kId), float,
+                                  std::conditional_t<IsSignedInt(kId), int8_t, uint8_t>>;
+};
+template <typename T>
+using Arith = typename ArithOf<T>::type;
 
 // Storage value 1 of T: pads the lanes past the end of a tail, so padding never
 // divides by zero or raises anything.
@@ -65,9 +78,9 @@ using Arith = std::conditional_t<kIsHalf<T> || kIsCoded<T>, float, T>;
 template <typename T>
 HWY_INLINE Lane<T> OneOf() {
   if constexpr (kIsCoded<T>) {
-    // 1.0 = 2^0: the biased exponent is the bias, the mantissa 0.
+    // A float's 1.0 = 2^0: the biased exponent is the bias, the mantissa 0.
     constexpr CodeFormat f = Traits(CodedTraits<T>::kDType).format;
-    return static_cast<uint8_t>(f.bias << f.mant_bits);
+    return static_cast<uint8_t>(CodedTraits<T>::kFloat ? f.bias << f.mant_bits : 1);
   } else if constexpr (kIsHalf<T>) {
     const uint16_t bits = std::is_same<T, hwy::float16_t>::value ? 0x3C00 : 0x3F80;
     T one;
@@ -150,8 +163,10 @@ HWY_INLINE hn::Vec<DO> Narrow(DO dout, DC dc, hn::Vec<DC> v) {
 // Widen from storage T: a coded dtype's codes decoded, other lanes Widen.
 template <typename T, class DC, class VS>
 HWY_INLINE hn::Vec<DC> WidenFrom(DC dc, VS v) {
-  if constexpr (kIsCoded<T>) {
+  if constexpr (CodedTraits<T>::kFloat) {
     return DecodeFloat<CodedTraits<T>::kDType>(dc, v);
+  } else if constexpr (kIsCoded<T>) {
+    return DecodeInt<CodedTraits<T>::kDType>(dc, v);
   } else {
     return Widen(dc, v);
   }
@@ -161,8 +176,10 @@ HWY_INLINE hn::Vec<DC> WidenFrom(DC dc, VS v) {
 // lanes Narrow.
 template <typename O, class DO, class DC>
 HWY_INLINE hn::Vec<DO> NarrowTo(DO dout, DC dc, hn::Vec<DC> v) {
-  if constexpr (kIsCoded<O>) {
+  if constexpr (CodedTraits<O>::kFloat) {
     return EncodeFloat<CodedTraits<O>::kDType>(dout, dc, v);
+  } else if constexpr (kIsCoded<O>) {
+    return EncodeInt<CodedTraits<O>::kDType>(dout, dc, v);
   } else {
     return Narrow(dout, dc, v);
   }

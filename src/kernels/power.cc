@@ -530,7 +530,7 @@ struct CodedPowerOp : PowerOp {
 void FillPower(KernelTable& t) {
   SetLoopsFor<PowerOp, false, ELTWISE_INT_TYPES, ELTWISE_NATIVE_FLOAT_TYPES>(t, OpId::kPower);
   SetLoopsFor<CodedPowerOp, false, ELTWISE_CODED_FLOAT_TYPES>(t, OpId::kPower);
-  SetScalarExponentLoops<ELTWISE_INT_TYPES, ELTWISE_NATIVE_FLOAT_TYPES>(t);
+  SetScalarExponentLoops<ELTWISE_NATIVE_INT_TYPES, ELTWISE_NATIVE_FLOAT_TYPES>(t);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -80,10 +80,10 @@ bool CheckOut(const FunctionInfo& f, PyArrayObject* out, const int64_t* shape, i
 // it under numpy.errstate(divide='raise')); -1 with an error set. The scan
 // reads the whole divisor (and copies it when strided) while errstate costs
 // one Python call: a large divisor asks errstate first.
-int ZeroDivisorRaises(PyArrayObject* divisor) {
+int ZeroDivisorRaises(PyArrayObject* divisor, DType t) {
   constexpr npy_intp kScanFirst = 4096;
   if (PyArray_SIZE(divisor) > kScanFirst && !DivideRaises()) return 0;
-  const int zero = AnyZero(divisor);
+  const int zero = AnyZero(divisor, t);
   if (zero <= 0) return zero;
   return DivideRaises() ? 1 : 0;
 }
@@ -200,7 +200,7 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   for (int i = 0; i < nd; ++i) empty |= shape[i] == 0;
   // An empty result runs no kernel: NumPy raises nothing there either.
   if (RefusesNegativeExponents(op, compute) && !empty) {
-    const int negative = AnyNegative(arr[1].arr());
+    const int negative = AnyNegative(arr[1].arr(), compute);
     if (negative < 0) return nullptr;
     if (negative) return RaiseNegativeExponent();
   }
@@ -211,7 +211,7 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   bool direct = out && PyArray_EquivTypes(PyArray_DESCR(out), rdescr) &&
                 PyArray_ISALIGNED(out) && PyArray_ISNOTSWAPPED(out) && mixed_signed < 0;
   if (direct && DividesIntegers(op) && IsInteger(compute)) {
-    const int raises = ZeroDivisorRaises(arr[1].arr());
+    const int raises = ZeroDivisorRaises(arr[1].arr(), compute);
     if (raises < 0) return nullptr;
     if (raises) direct = false;
   }

@@ -20,6 +20,9 @@ DType WeakDefault(Weak w) {
 // Result dtype of a strong dtype with a weak scalar (NEP 50).
 DType PromoteWeak(DType strong, Weak w) {
   if (w == Weak::kBool) return strong;
+  // ml_dtypes' coded integers take a Python int as int8 and a Python float as
+  // float16, as NumPy's promotion with them gives.
+  if (IsCoded(strong) && IsInteger(strong)) return w == Weak::kInt ? DType::kI8 : DType::kF16;
   if (w == Weak::kInt) return strong == DType::kBool ? DType::kI64 : strong;
   // ml_dtypes' floats (bfloat16, the coded floats) with a Python float give
   // float32, as ml_dtypes' own `a + 1.0`.

@@ -8,7 +8,7 @@ namespace {
 
 // The values of integer dtype t: [lo, hi], from its bits and signedness.
 void RangeOf(DType t, long long* lo, unsigned long long* hi) {
-  const int bits = static_cast<int>(8 * ItemSize(t));
+  const int bits = IsCoded(t) ? Traits(t).format.bits : static_cast<int>(8 * ItemSize(t));
   if (IsSignedInt(t)) {
     *hi = (1ull << (bits - 1)) - 1;
     *lo = -static_cast<long long>(*hi) - 1;
@@ -94,8 +94,10 @@ bool RewriteOutOfRangeComparison(OpId* op, Operands* ops, DType compute, Ref hol
   }
   const int w = weak_int[0] ? 0 : 1;
   // A float takes the int as NumPy converts it; bool with an int beyond int64
-  // stays NumPy's OverflowError (NumPy compares exactly for integer dtypes only).
-  if (!IsInteger(ops->dt[1 - w]) || !IsInteger(compute)) return true;
+  // stays NumPy's OverflowError (NumPy compares exactly for integer dtypes only),
+  // and so does a coded integer with an int beyond int8 (NumPy converts it to
+  // int8 first).
+  if (!IsInteger(ops->dt[1 - w]) || !IsInteger(compute) || IsCoded(ops->dt[1 - w])) return true;
   const int range = PyIntRange(ops->x[w], compute);
   if (range == -2) return false;
   if (range == 0) return true;

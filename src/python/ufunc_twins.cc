@@ -183,7 +183,7 @@ void KernelLoop(char** args, npy_intp const* dims, npy_intp const* steps, void* 
     return;
   }
   if (RefusesNegativeExponents(d.op, d.dtype) &&
-      AnyNegativeStrided(args[1], dims[0], steps[1], ItemSize(d.dtype))) {
+      AnyNegativeStrided(args[1], dims[0], steps[1], d.dtype)) {
     // As NumPy's own integer power: NumPy checks for an error after the loop.
     PyGILState_STATE gil = PyGILState_Ensure();
     RaiseNegativeExponent();

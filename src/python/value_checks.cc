@@ -34,15 +34,30 @@ PyObject* RaiseNegativeExponent() {
   return nullptr;
 }
 
-bool AnyNegativeStrided(const char* p, npy_intp n, npy_intp stride, size_t size) {
+// A coded integer's sign bit and value bits, in its byte.
+uint8_t CodedSignBit(DType t) { return static_cast<uint8_t>(1u << (Traits(t).format.bits - 1)); }
+uint8_t CodedValueBits(DType t) { return static_cast<uint8_t>((1u << Traits(t).format.bits) - 1); }
+
+bool AnyNegativeStrided(const char* p, npy_intp n, npy_intp stride, DType t) {
+  const npy_intp size = static_cast<npy_intp>(ItemSize(t));
+  // The sign bit is in the last byte (little-endian) of a native integer; a
+  // coded integer's is bit `bits - 1` of its byte.
+  const uint8_t sign = IsCoded(t) ? CodedSignBit(t) : 0x80;
   for (npy_intp i = 0; i < n; ++i) {
-    // The sign bit is in the last byte (little-endian) of a native integer.
-    if (static_cast<signed char>(p[i * stride + static_cast<npy_intp>(size) - 1]) < 0) return true;
+    if (static_cast<uint8_t>(p[i * stride + size - 1]) & sign) return true;
   }
   return false;
 }
 
-int AnyNegative(PyArrayObject* a) {
+int AnyNegative(PyArrayObject* a, DType t) {
+  if (IsCoded(t)) {
+    const uint8_t sign = CodedSignBit(t);
+    return ReduceIntegers(a, [sign](const auto* p, npy_intp n) {
+      unsigned acc = 0;
+      for (npy_intp i = 0; i < n; ++i) acc |= static_cast<uint8_t>(p[i]);
+      return (acc & sign) ? 1 : 0;
+    });
+  }
   // The OR of the values has the sign bit if any is negative (vectorizes).
   return ReduceIntegers(a, [](const auto* p, npy_intp n) {
     std::remove_const_t<std::remove_pointer_t<decltype(p)>> acc = 0;
@@ -51,10 +66,16 @@ int AnyNegative(PyArrayObject* a) {
   });
 }
 
-int AnyZero(PyArrayObject* a) {
-  return ReduceIntegers(a, [](const auto* p, npy_intp n) {
+int AnyZero(PyArrayObject* a, DType t) {
+  // A coded integer is zero where its value bits are (the bits above are not
+  // its value).
+  const uint8_t bits = IsCoded(t) ? CodedValueBits(t) : 0xFF;
+  return ReduceIntegers(a, [bits](const auto* p, npy_intp n) {
     bool all = true;
-    for (npy_intp i = 0; i < n; ++i) all &= p[i] != 0;
+    for (npy_intp i = 0; i < n; ++i) {
+      if constexpr (sizeof(*p) == 1) all &= (static_cast<uint8_t>(p[i]) & bits) != 0;
+      else all &= p[i] != 0;
+    }
     return all ? 0 : 1;
   });
 }

@@ -15,17 +15,17 @@ constexpr bool RefusesNegativeExponents(OpId op, DType t) {
 // Sets that ValueError; returns nullptr.
 PyObject* RaiseNegativeExponent();
 
-// 1 if any element of `a` (native signed integers) is negative, else 0;
-// -1 with an error set.
-int AnyNegative(PyArrayObject* a);
+// 1 if any element of `a` (signed integers of dtype t, native or coded) is
+// negative, else 0; -1 with an error set.
+int AnyNegative(PyArrayObject* a, DType t);
 
-// Whether any of n native signed integers of `size` bytes, `stride` bytes
-// apart from p, is negative.
-bool AnyNegativeStrided(const char* p, npy_intp n, npy_intp stride, size_t size);
+// Whether any of n signed integers of dtype t, `stride` bytes apart from p,
+// is negative.
+bool AnyNegativeStrided(const char* p, npy_intp n, npy_intp stride, DType t);
 
-// 1 if any element of `a` (native integers) is zero, else 0; -1 with an
-// error set.
-int AnyZero(PyArrayObject* a);
+// 1 if any element of `a` (integers of dtype t, native or coded) is zero,
+// else 0; -1 with an error set.
+int AnyZero(PyArrayObject* a, DType t);
 
 }  // namespace eltwise
 
