@@ -182,31 +182,41 @@ HWY_INLINE hn::Vec<D8> EncodeFloat(D8 d8, DF df, hn::Vec<DF> x) {
   const auto keep_lsb = K::kM == 0 ? hn::Set(di, 1)
                                    : hn::And(hn::ShiftRight<23 - K::kM>(a), hn::Set(di, 1));
   const auto rounded = hn::Add(a, hn::Add(hn::Set(di, (1 << (22 - K::kM)) - 1), keep_lsb));
-  const auto normal = hn::Sub(hn::ShiftRight<23 - K::kM>(rounded), hn::Set(di, K::kRebias));
+  // (A logical shift: a NaN's `rounded` may pass 2^31, and must stay above
+  // kMaxFinite.)
+  const hn::RebindToUnsigned<DF> du;
+  const auto normal = hn::Sub(hn::BitCast(di, hn::ShiftRight<23 - K::kM>(hn::BitCast(du, rounded))),
+                              hn::Set(di, K::kRebias));
   const auto magic = hn::Set(df, Pow2(24 - K::kF.bias - K::kM));
-  const auto subnormal = hn::Sub(hn::BitCast(di, hn::Add(hn::Abs(x), magic)), hn::BitCast(di, magic));
+  const auto subnormal = hn::Sub(hn::BitCast(di, hn::Add(hn::BitCast(df, a), magic)), hn::BitCast(di, magic));
   auto code = hn::IfThenElse(hn::Lt(a, hn::Set(di, K::kMinNormalBits)), subnormal, normal);
-  code = hn::IfThenElse(hn::Gt(code, hn::Set(di, static_cast<int32_t>(K::kMaxFinite))),
-                        hn::Set(di, static_cast<int32_t>(K::kOverflow)), code);
-  const auto is_nan = hn::RebindMask(di, hn::IsNaN(x));
+  // kOverflow is kMaxFinite + 1 (inf, or the format's NaN) or kMaxFinite
+  // itself (kFinite saturates): either way a Min. A NaN lane, whose bits are
+  // above inf's, comes out kOverflow too.
+  static_assert(K::kOverflow == K::kMaxFinite + 1 || K::kOverflow == K::kMaxFinite, "");
+  code = hn::Min(code, hn::Set(di, static_cast<int32_t>(K::kOverflow)));
+  // Where NaN's code is kOverflow (kFN, kFNUZ, kE8M0) the NaN lanes are done.
+  const auto is_nan = [&] { return hn::RebindMask(di, hn::IsNaN(x)); };
   const auto nan = hn::Set(di, static_cast<int32_t>(K::kNaN));
   if constexpr (K::kF.special == Special::kE8M0) {
-    code = hn::IfThenElse(hn::Or(is_nan, hn::Or(negative, hn::Eq(a, hn::Zero(di)))), nan, code);
+    code = hn::IfThenElse(hn::Or(negative, hn::Eq(a, hn::Zero(di))), nan, code);
   } else if constexpr (K::kF.special == Special::kFNUZ) {
-    // A sign on a zero code is dropped; kOverflow and NaN are 0x80 already.
+    // A sign on a zero code is dropped, and on 0x80 (NaN).
     const auto signed_code = hn::IfThenElse(
         hn::And(negative, hn::Lt(hn::Zero(di), code)),
         hn::Or(code, hn::Set(di, static_cast<int32_t>(K::kSignBit))), code);
-    code = hn::IfThenElse(is_nan, nan, hn::IfThenElse(hn::Eq(code, hn::Set(di, 0x80)), code, signed_code));
+    code = hn::IfThenElse(hn::Eq(code, hn::Set(di, 0x80)), code, signed_code);
   } else {
     const auto sign = hn::IfThenElseZero(negative, hn::Set(di, static_cast<int32_t>(K::kSignBit)));
     if constexpr (K::kF.special == Special::kFinite) {
       // ml_dtypes' quiet_NaN() of these formats is -0's code; a negative NaN
       // is its negation, +0.
-      code = hn::IfThenElse(is_nan, hn::Xor(sign, hn::Set(di, static_cast<int32_t>(K::kSignBit))),
+      code = hn::IfThenElse(is_nan(), hn::Xor(sign, hn::Set(di, static_cast<int32_t>(K::kSignBit))),
                             hn::Or(code, sign));
     } else {
-      code = hn::Or(hn::IfThenElse(is_nan, nan, code), sign);
+      // kFN's NaN is its kOverflow already: only kIEEE tells them apart.
+      if constexpr (K::kNaN != K::kOverflow) code = hn::IfThenElse(is_nan(), nan, code);
+      code = hn::Or(code, sign);
     }
   }
   return hn::BitCast(d8, hn::TruncateTo(hn::Rebind<uint8_t, DF>(), hn::BitCast(hn::RebindToUnsigned<DF>(), code)));
