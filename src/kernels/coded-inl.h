@@ -40,11 +40,10 @@ struct FloatCodeTraits {
                                                                     : kMagMask;
   // The code of a value beyond kMaxFinite (ml_dtypes' infinity(), before the
   // sign): inf, NaN, or the largest finite value (kFinite saturates).
-  static constexpr uint32_t kOverflow =
-      kF.special == Special::kIEEE ? kExpAllOnes
-      : kF.special == Special::kFNUZ ? 0x80u
-      : kF.special == Special::kFinite ? kMagMask
-                                       : kMagMask;  // kFN: NaN; kE8M0: 0xFF, NaN
+  // (kFN, kE8M0: all ones, their NaN; kFinite: all ones, the largest value.)
+  static constexpr uint32_t kOverflow = kF.special == Special::kIEEE   ? kExpAllOnes
+                                        : kF.special == Special::kFNUZ ? 0x80u
+                                                                       : kMagMask;
   // A NaN's code before the sign (kIEEE: exponent all ones and the top
   // mantissa bit; kFN, kE8M0: all ones; kFNUZ: 0x80).
   static constexpr uint32_t kNaN = kF.special == Special::kIEEE ? kExpAllOnes | (1u << (kM - 1))
@@ -57,10 +56,13 @@ struct FloatCodeTraits {
   static constexpr int32_t kRebias = (127 - kF.bias) << kM;
 };
 
-// 2^e as a float (e within float32's normal range).
+// 2^e as a float, exactly (e within float32's normal range: every step is a
+// power of two).
 constexpr float Pow2(int e) {
-  return e >= 0 ? static_cast<float>(1ull << (e > 62 ? 62 : e)) * (e > 62 ? Pow2(e - 62) : 1.0f)
-                : 1.0f / Pow2(-e);
+  float r = 1.0f;
+  for (; e > 0; --e) r *= 2.0f;
+  for (; e < 0; ++e) r *= 0.5f;
+  return r;
 }
 
 #if ELTWISE_F16C
@@ -68,8 +70,9 @@ constexpr float Pow2(int e) {
 // places, is a float16 whose specials are the format's: every format but
 // float8_e8m0fnu and float8_e5m2fnuz (whose largest exponent is finite).
 template <DType kId>
-constexpr bool kFitsF16 = Traits(kId).format.exp_bits < 5 ||
-                          (Traits(kId).format.exp_bits == 5 && Traits(kId).format.special == Special::kIEEE);
+constexpr bool kFitsF16 =
+    Traits(kId).format.exp_bits < 5 ||
+    (Traits(kId).format.exp_bits == 5 && Traits(kId).format.special == Special::kIEEE);
 
 // DecodeFloat where the hardware converts float16 (F16C), for kFitsF16
 // formats: each code is a float16 of the format's value times
@@ -87,12 +90,14 @@ HWY_INLINE hn::Vec<DF> DecodeViaF16(DF df, V8 codes) {
   const hn::Rebind<uint8_t, DF> du8;
   const auto c = hn::PromoteTo(d16, hn::BitCast(du8, codes));
   const auto mag = hn::And(c, hn::Set(d16, static_cast<uint16_t>(K::kMagMask)));
-  const auto sign = hn::ShiftLeft<15 - K::kMagBits>(hn::And(c, hn::Set(d16, static_cast<uint16_t>(K::kSignBit))));
+  const auto sign = hn::ShiftLeft<15 - K::kMagBits>(
+      hn::And(c, hn::Set(d16, static_cast<uint16_t>(K::kSignBit))));
   auto h = hn::ShiftLeft<10 - K::kM>(mag);
   const auto nan = hn::Set(d16, uint16_t{0x7E00});
   if constexpr (K::kF.special == Special::kIEEE && K::kF.exp_bits < 5) {
     const auto exp_ones = hn::Set(d16, static_cast<uint16_t>(K::kExpAllOnes));
-    const auto special = hn::IfThenElse(hn::Eq(mag, exp_ones), hn::Set(d16, uint16_t{0x7C00}), nan);
+    const auto special =
+        hn::IfThenElse(hn::Eq(mag, exp_ones), hn::Set(d16, uint16_t{0x7C00}), nan);
     const auto is_special = hn::Eq(hn::Min(mag, exp_ones), exp_ones);  // mag >= exp_ones
     h = hn::IfThenElse(is_special, special, h);
   } else if constexpr (K::kF.special == Special::kFN) {
@@ -115,12 +120,13 @@ HWY_INLINE hn::Vec<DF> DecodeViaF16(DF df, V8 codes) {
 template <DType kId, class DF, class V8>
 HWY_INLINE hn::Vec<DF> DecodeFloat(DF df, V8 codes) {
   using K = FloatCodeTraits<kId>;
-  const hn::RebindToSigned<DF> di;
-  const hn::Rebind<uint8_t, DF> du8;
-  const auto c = hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<DF>(), hn::BitCast(du8, codes)));
 #if ELTWISE_F16C
   if constexpr (kFitsF16<kId>) return DecodeViaF16<kId>(df, codes);
 #endif
+  const hn::RebindToSigned<DF> di;
+  const hn::Rebind<uint8_t, DF> du8;
+  const auto c =
+      hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<DF>(), hn::BitCast(du8, codes)));
   if constexpr (K::kF.special == Special::kE8M0) {
     // 2^(c - 127): c in the exponent field; c == 0 is 2^-127, a float32
     // subnormal (0x00400000); 0xFF is NaN.
@@ -134,8 +140,8 @@ HWY_INLINE hn::Vec<DF> DecodeFloat(DF df, V8 codes) {
     // Normal: the exponent and mantissa bits moved to float32's places and
     // rebiased. Subnormal (exponent 0): mantissa * 2^(1 - bias - mant_bits),
     // exact in float32.
-    const auto normal =
-        hn::Add(hn::ShiftLeft<23 - K::kM>(mag), hn::Set(di, static_cast<int32_t>(127 - K::kF.bias) << 23));
+    const auto normal = hn::Add(hn::ShiftLeft<23 - K::kM>(mag),
+                                hn::Set(di, static_cast<int32_t>(127 - K::kF.bias) << 23));
     const auto subnormal = hn::BitCast(
         di, hn::Mul(hn::ConvertTo(df, mag), hn::Set(df, Pow2(1 - K::kF.bias - K::kM))));
     auto bits = hn::IfThenElse(hn::Lt(mag, hn::Set(di, 1 << K::kM)), subnormal, normal);
@@ -162,8 +168,8 @@ HWY_INLINE hn::Vec<DF> DecodeFloat(DF df, V8 codes) {
 //
 // Proof of the rounding: at or above the format's smallest normal value,
 // adding 2^(22 - m) - 1 plus the lowest kept bit (the leading 1 when m == 0)
-// to the float32 bits and
-// dropping 23 - m bits rounds the mantissa to m bits to nearest even, a carry
+// to the float32 bits and dropping 23 - m bits rounds the mantissa to m bits
+// to nearest even, a carry
 // moving into the exponent (the next binade, correctly); rebiasing the
 // exponent then gives the code. Below it, |x| + 2^(24 - bias - m) in float32
 // rounds |x| to a multiple of 2^(1 - bias - m), the format's subnormal step,
@@ -185,10 +191,12 @@ HWY_INLINE hn::Vec<D8> EncodeFloat(D8 d8, DF df, hn::Vec<DF> x) {
   // (A logical shift: a NaN's `rounded` may pass 2^31, and must stay above
   // kMaxFinite.)
   const hn::RebindToUnsigned<DF> du;
-  const auto normal = hn::Sub(hn::BitCast(di, hn::ShiftRight<23 - K::kM>(hn::BitCast(du, rounded))),
-                              hn::Set(di, K::kRebias));
+  const auto normal =
+      hn::Sub(hn::BitCast(di, hn::ShiftRight<23 - K::kM>(hn::BitCast(du, rounded))),
+              hn::Set(di, K::kRebias));
   const auto magic = hn::Set(df, Pow2(24 - K::kF.bias - K::kM));
-  const auto subnormal = hn::Sub(hn::BitCast(di, hn::Add(hn::BitCast(df, a), magic)), hn::BitCast(di, magic));
+  const auto subnormal =
+      hn::Sub(hn::BitCast(di, hn::Add(hn::BitCast(df, a), magic)), hn::BitCast(di, magic));
   auto code = hn::IfThenElse(hn::Lt(a, hn::Set(di, K::kMinNormalBits)), subnormal, normal);
   // kOverflow is kMaxFinite + 1 (inf, or the format's NaN) or kMaxFinite
   // itself (kFinite saturates): either way a Min. A NaN lane, whose bits are
@@ -211,15 +219,15 @@ HWY_INLINE hn::Vec<D8> EncodeFloat(D8 d8, DF df, hn::Vec<DF> x) {
     if constexpr (K::kF.special == Special::kFinite) {
       // ml_dtypes' quiet_NaN() of these formats is -0's code; a negative NaN
       // is its negation, +0.
-      code = hn::IfThenElse(is_nan(), hn::Xor(sign, hn::Set(di, static_cast<int32_t>(K::kSignBit))),
-                            hn::Or(code, sign));
+      const auto signed_nan = hn::Xor(sign, hn::Set(di, static_cast<int32_t>(K::kSignBit)));
+      code = hn::IfThenElse(is_nan(), signed_nan, hn::Or(code, sign));
     } else {
       // kFN's NaN is its kOverflow already: only kIEEE tells them apart.
       if constexpr (K::kNaN != K::kOverflow) code = hn::IfThenElse(is_nan(), nan, code);
       code = hn::Or(code, sign);
     }
   }
-  return hn::BitCast(d8, hn::TruncateTo(hn::Rebind<uint8_t, DF>(), hn::BitCast(hn::RebindToUnsigned<DF>(), code)));
+  return hn::BitCast(d8, hn::TruncateTo(hn::Rebind<uint8_t, DF>(), hn::BitCast(du, code)));
 }
 
 // Computes integer lanes (DC: 8 to 64 bits) from the codes of the coded

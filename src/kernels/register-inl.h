@@ -68,9 +68,11 @@ void SetLoopsFor(KernelTable& t, OpId op) {
   (SetLoops<Op, Ts, std::conditional_t<kBoolResult, uint8_t, Ts>>(t, op, DTypeOf<Ts>()), ...);
 }
 
-#define ELTWISE_NATIVE_INT_TYPES int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+#define ELTWISE_NATIVE_INT_TYPES \
+  int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 // ml_dtypes' coded integers (core/dtype.h), computed in int8/uint8 lanes.
-#define ELTWISE_CODED_INT_TYPES Coded<DType::kI4>, Coded<DType::kU4>, Coded<DType::kI2>, Coded<DType::kU2>
+#define ELTWISE_CODED_INT_TYPES \
+  Coded<DType::kI4>, Coded<DType::kU4>, Coded<DType::kI2>, Coded<DType::kU2>
 #define ELTWISE_INT_TYPES ELTWISE_NATIVE_INT_TYPES, ELTWISE_CODED_INT_TYPES
 // ml_dtypes' coded floats (core/dtype.h), computed in float32.
 #define ELTWISE_CODED_FLOAT_TYPES                                                              \
