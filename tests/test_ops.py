@@ -557,9 +557,9 @@ def test_float32_power_accuracy(target, rng):
                                    BF16], ids=dtype_id)
 def test_float_power_targets_agree(dtype, rng):
     """power is within 1 ULP of NumPy, not bit-exact with it, and within 1 ULP from target
-    to target; the targets with FMA (AVX2, AVX-512) give the same bits (FMA in the
-    double-double steps of float64 and the float64 steps of float32), as power's docstring
-    says."""
+    to target. float64: the targets with FMA (AVX2, AVX-512) give the same bits (FMA in
+    its double-double steps); float32 and the narrower floats: AVX-512's own form of the
+    method differs from AVX2 in under 1% of the elements, as power's docstring says."""
     x = (10.0 ** rng.uniform(-4, 4, 20000)).astype(dtype)
     y = rng.uniform(-10, 10, 20000).astype(dtype)
     with np.errstate(all="ignore"):
@@ -577,7 +577,11 @@ def test_float_power_targets_agree(dtype, rng):
         assert_same(r, first, ulp=1, inputs=(x, y))
     fma = [t for t in results if t.startswith("AVX")]
     for t in fma:
-        assert np.array_equal(results[t].view(np.uint8), results[fma[0]].view(np.uint8)), t
+        same = results[t].view(np.uint8) == results[fma[0]].view(np.uint8)
+        if dtype == np.float64 or t.startswith("AVX2") == fma[0].startswith("AVX2"):
+            assert same.all(), t
+        else:
+            assert same.mean() > 0.99, (t, same.mean())
 
 
 @pytest.mark.parametrize("layout", ["C", "F", "strided", "0-d"])

@@ -617,9 +617,11 @@ _ARITH["power"] = _Op(
         (without FMA) differ from those on AVX2 and AVX-512 (with FMA) in the
         last bit of 0.01-0.07% of elements (the same bits everywhere would
         cost 15% of the speed on AVX2);
-        float32 results differ only where a float64 FMA and two roundings
-        fall either side of a float32 rounding boundary (rare: none in 10**6
-        random pairs). A scalar integer exponent other than 1, 2 and -1
+        float32 results (and the narrower floats computed in float32) on
+        AVX-512 come from its own form of the method and differ from AVX2's in
+        the last bit of about 0.5% of elements; elsewhere they differ only
+        where a float64 FMA and two roundings fall either side of a float32
+        rounding boundary (rare: none in 10**6 random pairs). A scalar integer exponent other than 1, 2 and -1
         is multiplied out for float64 only with FMA (AVX2, AVX-512). Integer
         results are the same on every target. Results are the same for any
         number of threads and any memory layout.

@@ -16,5 +16,12 @@ constexpr double kPowLog2Poly[6] = {0x1.71547652bcfcp+0, -0x1.71547652bd94bp-1, 
 alignas(64) constexpr uint64_t kPowExp2Bits[8] = {0x3ff0000000000000u, 0x3fef72b83c7d517bu, 0x3fef06fe0a31b715u, 0x3feebfdad5362a27u, 0x3feea09e667f3bcdu, 0x3feeace5422aa0dbu, 0x3feee89f995ad3adu, 0x3fef5818dcfba487u};
 // 2^f = 1 + sum c_i f^i (i >= 1) for |f| <= 1/16, relative error 2^-33.5.
 constexpr double kPowExp2Poly[5] = {0x1p+0, 0x1.62e42fb90d5f5p-1, 0x1.ebfbe04e09d47p-3, 0x1.c6be3442350b2p-5, 0x1.3b28b0e8a6bdap-7};
+// The AVX-512 path: 1/c and log2(c) of the same subintervals in float64;
+// 2^(j/16); 2^f = 1 + sum c_i f^i (i >= 1) for |f| <= 1/32, relative error
+// 2^-29.2.
+alignas(64) constexpr double kPowInvCF64[16] = {0x1.661ec8p+0, 0x1.571ed4p+0, 0x1.4953ap+0, 0x1.3c995cp+0, 0x1.30d19p+0, 0x1.25e228p+0, 0x1.1bb4a4p+0, 0x1.12359p+0, 0x1.0953f4p+0, 0x1p+0, 0x1.e573aep-1, 0x1.ca4b32p-1, 0x1.b20366p-1, 0x1.9c2d16p-1, 0x1.886e6p-1, 0x1.767ddp-1};
+alignas(64) constexpr double kPowLogCF64[16] = {-0x1.efec674739402p-2, -0x1.b0b6804d30924p-2, -0x1.7418b4db0f9e4p-2, -0x1.39de961bbfc39p-2, -0x1.01d9bb7350ffbp-2, -0x1.97c1d4d0c206ap-3, -0x1.2f9e32a7954e4p-3, -0x1.960cd0c952063p-4, -0x1.a6f9d6f1d16afp-5, 0x0p+0, 0x1.3aa2ec545f082p-4, 0x1.476a94dd5b49dp-3, 0x1.e840b105841ecp-3, 0x1.40645fdca7eb9p-2, 0x1.88e9c392b7fbbp-2, 0x1.ce0a42495459dp-2};
+alignas(64) constexpr double kPowExp2F64[16] = {0x1p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0, 0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0, 0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f09p+0, 0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0};
+constexpr double kPowExp2Poly16[4] = {0x1p+0, 0x1.62e4300e5a42bp-1, 0x1.ebfffa7fb8d99p-3, 0x1.c6a8970a5b073p-5};
 }  // namespace eltwise
 #endif  // ELTWISE_KERNELS_POW_F32_TABLES_H_

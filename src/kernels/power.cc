@@ -4,10 +4,13 @@
 // float64 from tables and short polynomials (tools/power-constants), rounded
 // once to float32. Relative error before that rounding is below 2^-27 (log2
 // 2^-38 relative, exp2 2^-33), so results are within 1 ULP of float64's pow
-// rounded to float32. Targets with FMA (AVX2, AVX3) give the same bits;
-// without FMA the polynomials round twice per step, which changes a float32
-// result only near a rounding boundary (none in 10^6 random pairs). C99's
-// special cases are exact, e.g. pow(NaN, 0) == 1 and pow(1, NaN) == 1.
+// rounded to float32. AVX-512 has its own form of the same method
+// (PowAbsF64Avx3: its permutes and scalef, a finer exp2 step), which gives
+// another last bit for about 0.5% of operands. The other targets with FMA
+// (AVX2) give one set of bits; without FMA the polynomials round twice per
+// step, which changes a float32 result only near a rounding boundary (none in
+// 10^6 random pairs). C99's special cases are exact, e.g. pow(NaN, 0) == 1
+// and pow(1, NaN) == 1.
 // Highway 1.0.3 has no Pow, and SLEEF's float pow is slower than this.
 // float64: pow-f64-inl.h, table-driven in double-double (at most 0.52 ULP
 // measured against mpmath, C99's special cases exact; it replaced SLEEF's u10
@@ -96,13 +99,118 @@ HWY_INLINE VD PowAbsF64(DD dd, VD z, VD invc, VD kh, VD log_lo, VD y) {
   return hn::Mul(hn::BitCast(dd, scale_bits), e);
 }
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// PowAbsF64's computation on 8 float64 lanes with what AVX-512 has: the
+// subinterval split on float64 bits (a float32 subnormal is a normal float64,
+// so it needs no prescaling), both log2 tables and the exp2 table looked up by
+// one two-register permute each (16 entries), exp2 in steps of 1/16 so that a
+// degree-3 polynomial suffices, and scalef for the power of two (it saturates
+// to inf or 0 by itself). Error before the rounding to float32: log2 2^-38
+// relative (|y log2 x| <= 160 makes that below 2^-30 in the result), exp2
+// 2^-29.2, so below 2^-28.5 in all: within 1 ULP, as PowAbsF64. The two
+// paths' results differ in the last bit for about 0.5% of random operands.
+HWY_INLINE __m512d PowAbsF64Avx3(__m512d ax, __m512d y) {
+  const __m512i ix = _mm512_castpd_si512(ax);
+  // The float64 bits of kPowLogOff: the same 16 subintervals of [0.699, 1.398).
+  const __m512i tmp = _mm512_sub_epi64(ix, _mm512_set1_epi64(0x3FE6600000000000LL));
+  const __m512i i = _mm512_srli_epi64(tmp, 48);  // the permutes read its low 4 bits
+  const __m512d k = _mm512_cvtepi64_pd(_mm512_srai_epi64(tmp, 52));
+  const __m512d z = _mm512_castsi512_pd(
+      _mm512_sub_epi64(ix, _mm512_and_si512(tmp, _mm512_set1_epi64(0xFFF0000000000000LL))));
+  const auto table = [](const double* t, __m512i idx) {
+    return _mm512_permutex2var_pd(_mm512_load_pd(t), idx, _mm512_load_pd(t + 8));
+  };
+  const __m512d r = _mm512_fmsub_pd(z, table(kPowInvCF64, i), _mm512_set1_pd(1.0));  // exact
+  const auto c = [](int j) { return _mm512_set1_pd(kPowLog2Poly[j]); };
+  // log2 x = k + log2 c + c0 r + ... + c5 r^6, grouped for a short dependency chain.
+  const __m512d r2 = _mm512_mul_pd(r, r);
+  const __m512d low = _mm512_fmadd_pd(c(0), r, _mm512_add_pd(k, table(kPowLogCF64, i)));
+  const __m512d mid = _mm512_fmadd_pd(c(2), r, c(1));
+  const __m512d high = _mm512_fmadd_pd(_mm512_fmadd_pd(c(5), r, c(4)), r, c(3));
+  const __m512d log2x =
+      _mm512_fmadd_pd(_mm512_mul_pd(r2, r2), high, _mm512_fmadd_pd(r2, mid, low));
+  // t = y log2 x, its magnitude capped at 160 with its sign kept (range's
+  // "absolute minimum" form): beyond it the float32 result is inf or 0 anyway.
+  const __m512d t = _mm512_range_pd(_mm512_mul_pd(y, log2x), _mm512_set1_pd(160.0), 2);
+  // t = n/16 + f, |f| <= 1/32: adding 1.5 * 2^48 rounds to a multiple of 1/16
+  // and leaves n mod 16 in the low bits, which the permute reads.
+  const __m512d shift = _mm512_set1_pd(0x1.8p48);
+  const __m512d big = _mm512_add_pd(t, shift);
+  const __m512d n16 = _mm512_sub_pd(big, shift);
+  const __m512d f = _mm512_sub_pd(t, n16);
+  const auto e = [](int j) { return _mm512_set1_pd(kPowExp2Poly16[j]); };
+  const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(f, f), _mm512_fmadd_pd(e(3), f, e(2)),
+                                    _mm512_fmadd_pd(e(1), f, e(0)));
+  // 2^(n mod 16 / 16) 2^f, times 2^floor(n/16).
+  const __m512d scaled = _mm512_mul_pd(table(kPowExp2F64, _mm512_castpd_si512(big)), p);
+  return _mm512_scalef_pd(scaled, n16);
+}
+
+// pow(|x|, y) of float32 lanes (|x| positive: finite or not, rare lanes are
+// overridden by the caller) through PowAbsF64Avx3 on two float64 halves.
+template <class DF, class VF = hn::Vec<DF>>
+HWY_INLINE VF PowAbsF32(DF, VF ax, VF y, bool) {
+  const auto lower = [](__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); };
+  const auto upper = [](__m512 v) {
+    return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+  };
+  const __m512d lo = PowAbsF64Avx3(lower(ax.raw), lower(y.raw));
+  const __m512d hi = PowAbsF64Avx3(upper(ax.raw), upper(y.raw));
+  return VF{_mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)),
+                                _mm512_cvtpd_ps(hi), 1)};
+}
+#else
+// pow(|x|, y) of float32 lanes (|x| positive: finite or not, rare lanes are
+// overridden by the caller; `any_rare`: some lane may be subnormal) through
+// PowAbsF64. The bit work on x runs on float32 lanes; the rest on two float64
+// halves.
+template <class DF, class VF = hn::Vec<DF>>
+HWY_INLINE VF PowAbsF32(DF df, VF ax_f, VF y, bool any_rare) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  using VU = hn::Vec<decltype(du)>;
+  const VU ax = hn::BitCast(du, ax_f);
+  VU ix = ax;
+  if (HWY_UNLIKELY(any_rare)) {  // subnormal x: scale by 2^23 and take it off k
+    const VU scaled = hn::Sub(hn::BitCast(du, hn::Mul(ax_f, hn::Set(df, 0x1p23f))),
+                              hn::Set(du, 23u << 23));
+    ix = hn::IfThenElse(hn::RebindMask(du, hn::Lt(hn::BitCast(di, ax), hn::Set(di, 0x00800000))),
+                        scaled, ix);
+  }
+  // x = 2^k z, z in [0.699, 1.398); i picks z's subinterval.
+  const VU tmp = hn::Sub(ix, hn::Set(du, 0x3F330000u));
+  const auto i = hn::BitCast(di, hn::And(hn::ShiftRight<19>(tmp), hn::Set(du, 15u)));
+  const VU top = hn::And(tmp, hn::Set(du, 0xFF800000u));
+  const VF z = hn::BitCast(df, hn::Sub(ix, top));
+  const VF k = hn::ConvertTo(df, hn::ShiftRight<23>(hn::BitCast(di, top)));
+  const VF kh = hn::Add(k, Lookup<16>(df, kPowLogCHi, i));  // exact
+  const VF invc = Lookup<16>(df, kPowInvC, i);
+  const VF log_lo = Lookup<16>(df, kPowLogCLo, i);
+#if HWY_TARGET == HWY_SCALAR
+  // Highway's scalar DemoteTo clamps to the float range (inf -> FLT_MAX).
+  const hn::Rebind<double, DF> dd;
+  return hn::Set(df, static_cast<float>(hn::GetLane(PowAbsF64(
+                         dd, hn::PromoteTo(dd, z), hn::PromoteTo(dd, invc), hn::PromoteTo(dd, kh),
+                         hn::PromoteTo(dd, log_lo), hn::PromoteTo(dd, y)))));
+#else
+  const hn::Half<DF> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const auto lower = [&](VF v) { return hn::PromoteTo(dd, hn::LowerHalf(dh, v)); };
+  const auto upper = [&](VF v) { return hn::PromoteTo(dd, hn::UpperHalf(dh, v)); };
+  const auto lo = PowAbsF64(dd, lower(z), lower(invc), lower(kh), lower(log_lo), lower(y));
+  const auto hi = PowAbsF64(dd, upper(z), upper(invc), upper(kh), upper(log_lo), upper(y));
+  return hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+#endif
+}
+#endif
+
 // pow(x, y) for float32 lanes.
 //   Lanes: float32 (float16 and bfloat16 arrive widened to float32).
 //   Valid range: every input; C99's special cases (Annex F.10.4.4) exact.
 //   Error: below 2^-27 relative before the one rounding to float32, so within
-//   1 ULP of float64's pow rounded to float32; the same bits on targets with
-//   FMA, rarely another last bit without (see the header).
-// The bit work on x runs on float32 lanes; the rest on two float64 halves.
+//   1 ULP of float64's pow rounded to float32; the same bits on AVX2 and other
+//   targets with FMA, rarely another last bit without, and on AVX-512 another
+//   last bit for about 0.5% of operands (see the header and PowAbsF64Avx3).
 template <class DF, class VF = hn::Vec<DF>>
 HWY_INLINE VF PowF32(DF df, VF x, VF y) {
   const hn::RebindToUnsigned<DF> du;
@@ -118,39 +226,7 @@ HWY_INLINE VF PowF32(DF df, VF x, VF y) {
   const auto y_rare = hn::Gt(hn::BitCast(di, ay), hn::Set(di, 0x7F7FFFFF));
   const auto rare = hn::Or(x_rare, y_rare);
   const bool any_rare = !hn::AllFalse(di, rare);
-  VU ix = ax;
-  if (HWY_UNLIKELY(any_rare)) {  // subnormal x: scale by 2^23 and take it off k
-    const VU scaled = hn::Sub(hn::BitCast(du, hn::Mul(hn::BitCast(df, ax), hn::Set(df, 0x1p23f))),
-                              hn::Set(du, 23u << 23));
-    ix = hn::IfThenElse(hn::RebindMask(du, hn::Lt(hn::BitCast(di, ax), hn::Set(di, 0x00800000))),
-                        scaled, ix);
-  }
-  // x = 2^k z, z in [0.699, 1.398); i picks z's subinterval.
-  const VU tmp = hn::Sub(ix, hn::Set(du, 0x3F330000u));
-  const auto i = hn::BitCast(di, hn::And(hn::ShiftRight<19>(tmp), hn::Set(du, 15u)));
-  const VU top = hn::And(tmp, hn::Set(du, 0xFF800000u));
-  const VF z = hn::BitCast(df, hn::Sub(ix, top));
-  const VF k = hn::ConvertTo(df, hn::ShiftRight<23>(hn::BitCast(di, top)));
-  const VF kh = hn::Add(k, Lookup<16>(df, kPowLogCHi, i));  // exact
-  const VF invc = Lookup<16>(df, kPowInvC, i);
-  const VF log_lo = Lookup<16>(df, kPowLogCLo, i);
-
-  VF result;
-#if HWY_TARGET == HWY_SCALAR
-  // Highway's scalar DemoteTo clamps to the float range (inf -> FLT_MAX).
-  const hn::Rebind<double, DF> dd;
-  result = hn::Set(df, static_cast<float>(hn::GetLane(PowAbsF64(
-                           dd, hn::PromoteTo(dd, z), hn::PromoteTo(dd, invc), hn::PromoteTo(dd, kh),
-                           hn::PromoteTo(dd, log_lo), hn::PromoteTo(dd, y)))));
-#else
-  const hn::Half<DF> dh;
-  const hn::Rebind<double, decltype(dh)> dd;
-  const auto lower = [&](VF v) { return hn::PromoteTo(dd, hn::LowerHalf(dh, v)); };
-  const auto upper = [&](VF v) { return hn::PromoteTo(dd, hn::UpperHalf(dh, v)); };
-  const auto lo = PowAbsF64(dd, lower(z), lower(invc), lower(kh), lower(log_lo), lower(y));
-  const auto hi = PowAbsF64(dd, upper(z), upper(invc), upper(kh), upper(log_lo), upper(y));
-  result = hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
-#endif
+  VF result = PowAbsF32(df, hn::BitCast(df, ax), y, any_rare);
 
   // Negative x: the sign of an odd integer y; NaN for a non-integer y.
   const auto negative = hn::Lt(hn::BitCast(di, x), hn::Zero(di));
