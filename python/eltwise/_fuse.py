@@ -39,6 +39,10 @@ from . import _fuse_run, _trace
 _CACHE_LIMIT = 256
 
 
+# The signature's entry of a leaf: (shape, dtype) for an array, these for Python scalars.
+_FLOAT, _BOOL = ("float",), ("bool",)
+
+
 def _int_key(v: int) -> tuple:
     # Which dtypes v fits is decided by its sign and the bits it needs: ~v for a negative
     # v (-128 needs 7 bits, as int8 holds it; -129 needs 8).
@@ -125,38 +129,34 @@ class Fused:
     def __call__(self, *args, out=None, **kwargs):
         names, values, rebuild, layout = self._leaves(args, kwargs)
         key = [layout]
-        operand = []  # per leaf: True for a traced operand
-        for i, (name, v) in enumerate(zip(names, values)):
-            if name in self._static:
-                key.append(("static", _hashable(name, v)))
-                operand.append(False)
-            elif type(v) is np.ndarray:
-                key.append(("array", v.shape, v.dtype))
-                operand.append(True)
+        static = self._static
+        for i, v in enumerate(values):
+            t = type(v)
+            if static and names[i] in static:
+                key.append(("static", _hashable(names[i], v)))
+            elif t is np.ndarray:
+                key.append((v.shape, v.dtype))
+            elif t is float:
+                key.append(_FLOAT)
             elif isinstance(v, np.generic):
                 key.append(("scalar", v.dtype))
-                operand.append(True)
             elif isinstance(v, bool):
-                key.append(("bool",))
-                operand.append(True)
+                key.append(_BOOL)
             elif isinstance(v, int):
                 key.append(_int_key(v))
-                operand.append(True)
             elif isinstance(v, float):
-                key.append(("float",))
-                operand.append(True)
-            elif isinstance(v, list):
+                key.append(_FLOAT)
+            elif t is list:
                 values[i] = v = np.asarray(v)
-                key.append(("array", v.shape, v.dtype))
-                operand.append(True)
+                key.append((v.shape, v.dtype))
             elif _is_foreign(v):
                 return self._unfused(rebuild, values, out, v)
             else:
-                key.append(("static", _hashable(name, v)))
-                operand.append(False)
+                key.append(("static", _hashable(names[i], v)))
         key = tuple(key)
         graph = self._graphs.get(key)
         if graph is None:
+            operand = [k[0] != "static" for k in key[1:]]
             graph = self._trace(rebuild, values, operand)
             if len(self._graphs) >= _CACHE_LIMIT:
                 self._graphs.pop(next(iter(self._graphs)))

@@ -97,8 +97,14 @@ class Plan:
             d is not None and d.kind in "iu" for d in n.dtypes)]
         self.raises_on_values = any(n.name == "power" and "float" not in n.dtype.name
                                     for n in nodes)
-        self.calls_whole = [functools.partial(_function(n.name), broadcast=n.mode,
-                                              axis=n.axis, **n.kwargs) for n in nodes]
+        self.calls_whole = [
+            functools.partial(_function(n.name), broadcast=n.mode, axis=n.axis, **n.kwargs)
+            if n.mode != "numpy" or n.kwargs else _function(n.name) for n in nodes]
+        self.size = math.prod(shape)
+        steps = [(j, self.calls_whole[j], n.x1, n.x2, self.out_pos.get(j, []))
+                 for j, n in enumerate(nodes)]
+        self.steps_all = steps
+        self.steps_whole = [steps[j] for j in self.whole]
         self.calls_block = [functools.partial(_function(n.name), **n.kwargs) if n.kwargs
                             else _function(n.name) for n in nodes]
 
@@ -182,23 +188,22 @@ def _operand_arrays(graph, values):
 
 def run(graph, values, out, qualname):
     """The fused function's result(s) for the operands `values` (fn's leaves)."""
-    plan = graph.plan if hasattr(graph, "plan") else None
+    plan = graph.plan
     if plan is None:
         plan = graph.plan = Plan(graph)
-    outs = None if out is None else _check_out(graph, values, out, qualname)
-    divide_mode = np.geterr()["divide"]
-    reporting = plan.reporting if divide_mode != "ignore" else []
     dests = [None] * len(graph.outputs)
+    current = [None]
+    reporting = plan.reporting and np.geterr()["divide"] != "ignore"
     through_temp = False
-    if outs is not None:
+    if out is not None:
+        outs = _check_out(graph, values, out, qualname)
         through_temp = (plan.raises_on_values
-                        or (reporting and divide_mode in ("raise", "call"))
+                        or (reporting and np.geterr()["divide"] in ("raise", "call"))
                         or any(np.may_share_memory(o, a) for o in outs
                                for a in _operand_arrays(graph, values)))
         dests = [np.empty(o.shape, o.dtype) for o in outs] if through_temp else list(outs)
-    current = [None]
-    hits = []
     if reporting:
+        hits = []
         with np.errstate(divide="call", call=lambda kind, flag: hits.append(current[0])):
             node_values = _execute(graph, plan, values, dests, current)
         for j in sorted(set(hits)):
@@ -230,36 +235,38 @@ def _report(node):
 def _execute(graph, plan, values, dests, current):
     """Computes every node; returns their values (a blocked node's: its result array when
     it is an output, else None). Outputs go to `dests` where given."""
-    nodes = graph.nodes
-    node_values = [None] * len(nodes)
-
-    def value(ref):
-        kind, i = ref
-        return values[i] if kind == ARG else i if kind == CONST else node_values[i]
-
-    for j in plan.whole:
-        n = nodes[j]
+    node_values = [None] * len(graph.nodes)
+    # One block holds the whole result: every node is one whole call, as unfused.
+    single = plan.blocked and plan.size <= block_elements(plan, _eltwise.get_num_threads())
+    for j, call, (k1, r1), (k2, r2), positions in (
+            plan.steps_all if single else plan.steps_whole):
         current[0] = j
-        a, b = value(n.x1), value(n.x2)
-        positions = plan.out_pos.get(j, [])
+        a = values[r1] if k1 == ARG else r1 if k1 == CONST else node_values[r1]
+        b = values[r2] if k2 == ARG else r2 if k2 == CONST else node_values[r2]
         first = dests[positions[0]] if positions else None
-        if first is not None and (first.dtype == n.dtype or j not in plan.consumed):
-            v = plan.calls_whole[j](a, b, first)
+        if first is not None and (first.dtype == graph.nodes[j].dtype
+                                  or j not in plan.consumed):
+            v = call(a, b, first)
             rest = positions[1:]
         else:
-            v = plan.calls_whole[j](a, b)
+            v = call(a, b)
             rest = positions
         node_values[j] = v
         for p in rest:
             if dests[p] is not None:
                 np.copyto(dests[p], v, casting="same_kind")
-    if plan.blocked:
-        _run_blocks(graph, plan, value, dests, node_values, current)
+    if plan.blocked and not single:
+        _run_blocks(graph, plan, values, dests, node_values, current)
     return node_values
 
 
-def _run_blocks(graph, plan, value, dests, node_values, current):
+def _run_blocks(graph, plan, values, dests, node_values, current):
     nodes, shape = graph.nodes, plan.shape
+
+    def value(ref):
+        kind, i = ref
+        return values[i] if kind == ARG else i if kind == CONST else node_values[i]
+
     k, c = split(shape, block_elements(plan, _eltwise.get_num_threads()))
     buffers = [np.empty((c,) + shape[k + 1:], d) for d in plan.buffer_dtypes]
     blocked = set(plan.blocked)

@@ -61,6 +61,7 @@ class Graph:
         self.closed = False
         self.outputs: list[tuple] = []
         self.tuple_result = False
+        self.plan = None  # how it runs (eltwise._fuse_run.Plan), made at its first run
 
 
 def _kind(x) -> str:
