@@ -526,3 +526,12 @@ def test_stand_ins_do_not_outlive_their_trace():
     g = eltwise.fuse(lambda y: y + kept[0])
     with pytest.raises(TypeError, match="another trace"):
         g(np.ones(2))
+
+
+def test_docstring_examples():
+    import doctest
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(
+        optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(parser.get_doctest(eltwise.fuse.__doc__, {"eltwise": eltwise, "np": np},
+                                  "eltwise.fuse", None, 0))
+    assert runner.tries >= 3 and runner.failures == 0
