@@ -410,6 +410,7 @@ def test_signature_decorator_and_static():
     (lambda x: np.sum(x), "numpy.sum"),
     (lambda x: np.sqrt(x), "numpy.sqrt"),
     (lambda x: np.ones(3) + x, "numpy.add"),
+    (lambda x: eltwise.ufunc.add(x, x), "ufunc eltwise.ufunc.add"),
     (lambda x: np.asarray(x), "numpy.asarray"),
     (lambda x: x if x else x, r"bool\(\)"),
     (lambda x: int(x), r"int\(\)"),

@@ -15,8 +15,8 @@ call would give it, so every element of every result has the unfused bits.
   stay in L2. eltwise releases the GIL and runs a call on its thread pool only from
   POOL_BYTES of operands and result (docs/semantics.md, "Runtime"), so with more threads
   every node's block is made that large: eltwise's own threads then split each block.
-- Value errors before writing: when ``out`` is given and a node may raise on values (an
-  integer ``power``; integer division under ``errstate(divide="raise")`` or ``"call"``),
+- Value errors before writing: when ``out`` is given and a node may raise on values (a
+  signed integer ``power``; integer division under ``errstate(divide="raise")`` or ``"call"``),
   or ``out`` may share memory with an operand, the results are computed into fresh
   arrays of out's dtypes and copied to ``out`` once everything succeeded.
 - Integer division by zero is reported once per node, as unfused: the blocks run under
@@ -33,12 +33,14 @@ import math
 import numpy as np
 
 from . import _eltwise
-from ._names import names_where
+from ._names import DTYPE_TABLE, names_where
 from ._trace import ARG, CONST, NODE
 
 BLOCK_BYTES = 64 * 1024
 POOL_BYTES = 512 * 1024
 _DIVIDES = frozenset(names_where(divides_integers=True))
+# Signed integer dtypes: power raises on a negative exponent in these.
+_SIGNED = frozenset(row["name"] for row in DTYPE_TABLE if row["category"] == "signed")
 
 
 def _function(name):
@@ -95,7 +97,7 @@ class Plan:
         self.min_call_bytes = min((_call_bytes(nodes[j]) for j in self.blocked), default=1)
         self.reporting = [j for j, n in enumerate(nodes) if n.name in _DIVIDES and any(
             d is not None and d.kind in "iu" for d in n.dtypes)]
-        self.raises_on_values = any(n.name == "power" and "float" not in n.dtype.name
+        self.raises_on_values = any(n.name == "power" and n.dtype.name in _SIGNED
                                     for n in nodes)
         self.calls_whole = [
             functools.partial(_function(n.name), broadcast=n.mode, axis=n.axis, **n.kwargs)

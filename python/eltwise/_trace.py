@@ -137,12 +137,13 @@ class Traced:
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         name = getattr(ufunc, "__name__", ufunc)
+        module = getattr(ufunc, "__module__", None) or "numpy"
         where = "" if method == "__call__" else f".{method}"
         raise TypeError(
-            f"eltwise.fuse: NumPy ufunc numpy.{name}{where} on a traced operand; a fused "
-            f"function computes with eltwise's functions only (eltwise.{name}(...) if it has "
-            "one). A NumPy array or scalar on the left of an operator (array + x) calls "
-            "NumPy's ufunc too: write eltwise's function, or put the traced operand left")
+            f"eltwise.fuse: ufunc {module}.{name}{where} on a traced operand; a fused "
+            "function computes with eltwise's functions and operators only. A NumPy array "
+            "or scalar on the left of an operator (array + x) calls NumPy's ufunc too: "
+            "write eltwise's function, or put the traced operand left")
 
     def __array_function__(self, func, types, args, kwargs):
         raise TypeError(f"eltwise.fuse: NumPy function numpy.{func.__name__} on a traced "
