@@ -536,3 +536,54 @@ def test_docstring_examples():
     runner.run(parser.get_doctest(eltwise.fuse.__doc__, {"eltwise": eltwise, "np": np},
                                   "eltwise.fuse", None, 0))
     assert runner.tries >= 3 and runner.failures == 0
+
+
+def test_plan_shapes(small_blocks):
+    """A dead node larger than the result reading a blocked one (the graph then runs
+    whole), a pdpd result of the same size as another output, an argument returned as it
+    is, an output cast into out while a later node reads it in its own dtype."""
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    z = np.ones((3, 1, 1), np.float32)
+
+    def dead(x, z):
+        c = x * 2
+        eltwise.add(c, z)  # (3, 2, 4), unused
+        return c
+
+    assert_bits(eltwise.fuse(dead)(x, z), eltwise.multiply(x, 2))
+
+    def same_size(x, y):
+        c = x - 1
+        return c, eltwise.multiply(y, c, broadcast="pdpd", axis=1)
+
+    y = np.ones((1, 2, 4), np.float32)
+    exp = (eltwise.subtract(x, 1), eltwise.multiply(y, eltwise.subtract(x, 1),
+                                                    broadcast="pdpd", axis=1))
+    assert_bits(eltwise.fuse(same_size)(x, y), exp)
+
+    ident = eltwise.fuse(lambda x, y: (x, x + y))
+    got = ident(x, 1.0)
+    assert got[0] is x
+    o = (np.empty((2, 4)), np.empty((2, 4), np.float32))
+    assert_bits(ident(x, 1.0, out=o)[0], x.astype(np.float64))
+
+    def chained(x):
+        a = x / 3
+        return a, a * 3
+
+    out = (np.empty((2, 4)), np.empty((2, 4), np.float32))
+    got = eltwise.fuse(chained)(x, out=out)
+    a = eltwise.divide(x, 3)
+    assert_bits(got[0], a.astype(np.float64))
+    assert_bits(got[1], eltwise.multiply(a, 3))
+
+
+def test_strided_and_broadcast_operands(small_blocks):
+    """Transposed, strided and zero-stride operands are read in place, as unfused."""
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((6, 10)).astype(np.float32)
+    x1, x2 = base.T, base[::2, ::2]
+    row = np.broadcast_to(np.float32(2.5), (6,))
+    f = eltwise.fuse(lambda a, b, r: (eltwise.maximum(a, 0.5) - r) * b.shape[0])
+    exp = eltwise.multiply(eltwise.subtract(eltwise.maximum(x1, 0.5), row), 3)
+    assert_bits(f(x1, x2, row), exp)
