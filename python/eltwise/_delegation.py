@@ -8,6 +8,10 @@ fast door's own shape rules and messages: ``x2`` is reshaped (through its own
 Then the operand's ``__array_ufunc__`` decides the result: dask stays lazy,
 masks combine as NumPy combines them, pandas aligns labels, xarray keeps
 coordinates, subclasses survive.
+
+A stand-in of ``eltwise.fuse`` (``eltwise._trace.Traced``) is no operand to delegate: a
+call with one is recorded into its trace, with the keywords as given, before any of the
+above.
 """
 
 from __future__ import annotations
