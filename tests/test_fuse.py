@@ -587,3 +587,28 @@ def test_strided_and_broadcast_operands(small_blocks):
     f = eltwise.fuse(lambda a, b, r: (eltwise.maximum(a, 0.5) - r) * b.shape[0])
     exp = eltwise.multiply(eltwise.subtract(eltwise.maximum(x1, 0.5), row), 3)
     assert_bits(f(x1, x2, row), exp)
+
+
+def test_python_float_overflow_reported_once_per_node(small_blocks):
+    """A float beyond float16 warns "overflow encountered in cast" once per call that takes
+    it, as unfused, on a cached graph too; as an error it leaves out untouched."""
+    x = np.arange(40, dtype=np.float16)
+    f = eltwise.fuse(lambda x, s: (x + s) * s)
+    f(x, 2.0)  # traced with a harmless value
+
+    def messages(fn):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = fn()
+        return result, [str(w.message) for w in caught]
+
+    got, fused_warnings = messages(lambda: f(x, 1e300))
+    exp, unfused_warnings = messages(lambda: eltwise.multiply(eltwise.add(x, 1e300), 1e300))
+    assert fused_warnings == unfused_warnings == ["overflow encountered in cast"] * 2
+    assert_bits(got, exp)
+    out = np.zeros(40, np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning, match="overflow encountered in cast"):
+            f(x, 1e300, out=out)
+    assert not out.any()

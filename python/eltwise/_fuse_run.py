@@ -19,6 +19,10 @@ call would give it, so every element of every result has the unfused bits.
   signed integer ``power``; integer division under ``errstate(divide="raise")`` or ``"call"``),
   or ``out`` may share memory with an operand, the results are computed into fresh
   arrays of out's dtypes and copied to ``out`` once everything succeeded.
+- A node with a Python scalar operand is first called on one-element operands with the
+  scalar's value, which raises or reports what the unfused call would on that value (a
+  float beyond the dtype warns "overflow encountered in cast"), once; the blocks then run
+  with that report off.
 - Integer division by zero is reported once per node, as unfused: the blocks run under
   ``errstate(divide="call")`` noting which nodes divided by zero, and each such node is
   then called once on a one-element zero divisor under the caller's errstate, which
@@ -97,6 +101,7 @@ class Plan:
         self.min_call_bytes = min((_call_bytes(nodes[j]) for j in self.blocked), default=1)
         self.reporting = [j for j, n in enumerate(nodes) if n.name in _DIVIDES and any(
             d is not None and d.kind in "iu" for d in n.dtypes)]
+        self.scalar_nodes = [j for j, n in enumerate(nodes) if None in n.dtypes]
         self.raises_on_values = any(n.name == "power" and n.dtype.name in _SIGNED
                                     for n in nodes)
         self.calls_whole = [
@@ -204,9 +209,15 @@ def run(graph, values, out, qualname):
                         or any(np.may_share_memory(o, a) for o in outs
                                for a in _operand_arrays(graph, values)))
         dests = [np.empty(o.shape, o.dtype) for o in outs] if through_temp else list(outs)
+    errstate = {}
+    if plan.scalar_nodes:
+        _check_scalars(graph, plan, values)
+        errstate["over"] = "ignore"  # a scalar's cast, reported by _check_scalars
+    hits = []
     if reporting:
-        hits = []
-        with np.errstate(divide="call", call=lambda kind, flag: hits.append(current[0])):
+        errstate.update(divide="call", call=lambda kind, flag: hits.append(current[0]))
+    if errstate:
+        with np.errstate(**errstate):
             node_values = _execute(graph, plan, values, dests, current)
         for j in sorted(set(hits)):
             _report(graph.nodes[j])
@@ -226,6 +237,19 @@ def run(graph, values, out, qualname):
             np.copyto(o, d)
         results = outs
     return tuple(results) if graph.tuple_result else results[0]
+
+
+def _check_scalars(graph, plan, values):
+    """Each node with a Python scalar operand, called once on one-element operands with
+    the scalar's value: the unfused call's errors and reports on that value (an int beyond
+    the dtype, a float that overflows in the cast to it, a negative integer exponent),
+    once per node, before anything is computed. Division by zero is left to the run."""
+    with np.errstate(divide="ignore"):
+        for j in plan.scalar_nodes:
+            n = graph.nodes[j]
+            a, b = (values[i] if kind == ARG and d is None else p
+                    for (kind, i), d, p in zip((n.x1, n.x2), n.dtypes, n.probes))
+            _function(n.name)(a, b, **n.kwargs)
 
 
 def _report(node):

@@ -50,6 +50,7 @@ class Node:
     dtype: np.dtype
     shapes: tuple  # the operands' shapes
     dtypes: tuple  # the operands' dtypes (None for a Python scalar)
+    probes: tuple  # one-element operands of the operands' dtypes (a Python scalar itself)
     x2_shape: tuple
 
 
@@ -258,13 +259,14 @@ def record(name, x1, x2, out, mode, axis, pythondiv, dtype):
     x2_shape = tuple(_eltwise._numpy_shape_for_x2(name, mode, s1, s2, axis))
     shape = tuple(s1) if mode != "numpy" else tuple(np.broadcast_shapes(s1, s2))
     # Its dtype rules and errors (dtype=, Python ints beyond the dtype), on one element.
-    with np.errstate(all="ignore"):
-        result = function(_probe(v1), _probe(v2), **kwargs)
+    probes = (_probe(v1), _probe(v2))
+    with np.errstate(all="ignore"):  # warnings are the run's (eltwise._fuse_run)
+        result = function(*probes, **kwargs)
     rdtype = np.asarray(result).dtype
     dtypes = tuple(None if isinstance(v, (bool, int, float)) else np.asarray(v).dtype
                    for v in (v1, v2))
     graph.nodes.append(Node(name, r1, r2, mode, int(axis), kwargs, shape, rdtype, (s1, s2),
-                            dtypes, x2_shape))
+                            dtypes, probes, x2_shape))
     index = len(graph.nodes) - 1
     value = result if not shape and isinstance(result, np.generic) else \
         np.ones((1,) * len(shape), rdtype)
