@@ -6,6 +6,7 @@ Run from the repository root:
     python -m benchmarks --quick         # tiny sizes, a few repeats (about a minute)
     python -m benchmarks --ops divide,multiply --dtypes float32,int32 --threads 1
     python -m benchmarks --section lowp  # the low-precision dtypes alone (float8, float4, int4)
+    python -m benchmarks --section chains  # eltwise.fuse on chains of ops, vs the fused peers
 
 Writes results.md (tables), results.json (every figure) and throughput.png /
 speedup.png (if matplotlib is installed) to --out (default benchmarks/results).
@@ -28,10 +29,10 @@ if __package__ in (None, ""):  # `python benchmarks/run.py` works too
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     __package__ = "benchmarks"
 
-from benchmarks import cases, peers, report, timing  # noqa: E402
+from benchmarks import cases, chains, peers, report, timing  # noqa: E402
 
 DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
-SECTIONS = ("main", "lowp")
+SECTIONS = ("main", "lowp", "chains")
 SHAPE_ALIASES = {"sweep": "n=", "row": "row", "col": "col", "pdpd": "pdpd", "scalar": "scalar",
                  "strided": "strided", "transposed": "transposed", "fortran": "fortran",
                  "narrow": "narrow"}
@@ -52,7 +53,9 @@ def parse_args(argv):
                "        dtypes: " + ", ".join(cases.LOWP_DTYPE_NAMES) + ";\n"
                "        " + ", ".join(cases.LOWP_OP_NAMES) + " at "
                + cases.lowp_shape(False).kind + ", and eltwise's "
-               + " ".join(reversed(cases.LOWP_REFERENCE)) + " as a goal's reference)\n"
+               + " ".join(reversed(cases.LOWP_REFERENCE)) + " as a goal's reference),\n"
+               "        chains (eltwise.fuse on chains of ops against unfused, numexpr, numba\n"
+               "        and torch.compile; only when asked for: not part of 'all')\n"
                "ops:    " + ", ".join(cases.OP_BASE_NAMES) + "\n"
                "        (divide on integers runs twice: divide(floor) = pythondiv=True,\n"
                "         divide(trunc) = pythondiv=False; int64/uint64 division ops run on\n"
@@ -75,8 +78,10 @@ def parse_args(argv):
                         "Passes with more than one thread skip the sizes eltwise runs on "
                         "one thread anyway (n < 1e5)")
     p.add_argument("--section", default="all", choices=("all",) + SECTIONS,
-                   help="run one section only: main, or lowp (the low-precision dtypes); "
-                        "default all. The filters below apply to both")
+                   help="run one section only: main, lowp (the low-precision dtypes) or "
+                        "chains (eltwise.fuse; writes chains.md and chains.json); default "
+                        "all (main and lowp). The filters below apply to main and lowp; "
+                        "chains takes --peers (numexpr, numba, torch) and --threads")
     p.add_argument("--ops", default=None, metavar="LIST",
                    help="comma-separated ops to run (default: all)")
     p.add_argument("--dtypes", default=None, metavar="LIST",
@@ -363,6 +368,15 @@ def main(argv=None):
           + "".join(f"; {k}: {v}" for k, v in missing.items()), file=sys.stderr)
     print("measuring copy roofline ...", file=sys.stderr)
     meta["roofline"] = timing.roofline(args.quick)
+
+    if args.section == "chains":
+        records = chains.run(args, meta, thread_list, budget)
+        bad = [r for r in records if r["libs"]["eltwise fused"].get("check") != "exact"]
+        for r in bad:
+            print(f"WARNING: eltwise fused differs from unfused on {r['chain']}: "
+                  f"{r['libs']['eltwise fused']}")
+        print(f"wrote {os.path.join(args.out, 'chains.md')}")
+        return 1 if (bad and args.strict) else 0
 
     plan = []
     if args.section in ("all", "main"):

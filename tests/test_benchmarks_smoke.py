@@ -148,17 +148,23 @@ def test_lowp_section_measured(quick_run):
     assert ">= 50x NumPy+ml_dtypes" in md and "no slower than eltwise's float16 add" in md
 
 
-def test_lowp_section_alone():
-    """--section lowp runs that section only: its cells, its table and its goals."""
+def run_section(section, peers, stem):
+    """(data, markdown) of `python -m benchmarks --section <section> --quick` at 1 thread
+    with these peers: the section's <stem>.json and <stem>.md."""
     import tempfile
     with tempfile.TemporaryDirectory() as out:
         proc = subprocess.run(
-            [sys.executable, "-m", "benchmarks", "--section", "lowp", "--quick", "--strict",
-             "--threads", "1", "--peers", "none", "--no-plot", "--out", out],
+            [sys.executable, "-m", "benchmarks", "--section", section, "--quick", "--strict",
+             "--threads", "1", "--peers", peers, "--no-plot", "--out", out],
             cwd=ROOT, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-        data = json.loads((pathlib.Path(out) / "results.json").read_text())
-        md = (pathlib.Path(out) / "results.md").read_text()
+        data = json.loads((pathlib.Path(out) / f"{stem}.json").read_text())
+        return data, (pathlib.Path(out) / f"{stem}.md").read_text()
+
+
+def test_lowp_section_alone():
+    """--section lowp runs that section only: its cells, its table and its goals."""
+    data, md = run_section("lowp", "none", "results")
     assert {r["section"] for r in data["cells"]} == {"lowp"}
     assert {r["dtype"] for r in data["cells"]} == {"float16", *LOWP_DTYPES}
     assert "## Low-precision dtypes, 1 thread" in md
@@ -321,3 +327,22 @@ def test_report_lowp_goals_honest_when_skipped(monkeypatch):
     goal, measured, met = _goal(report.goals(_fake_meta(), with_ref, libs),
                                 "float8_e4m3fn/float8_e5m2 add")
     assert met is True and "lowest 1.00x float16 add" in measured
+
+
+def test_chains_section():
+    """--section chains: every chain fused and unfused, the fused result bit-identical to
+    the unfused one, every fused peer asked for either timed or with its reason, and the
+    goals table."""
+    data, md = run_section("chains", "numexpr,numba", "chains")
+    cells = data["cells"]
+    assert {r["dtype"] for r in cells} == {"float32", "float16", "int8->float32"}
+    assert any(r["chain"].startswith("(x - mean)") for r in cells)
+    for r in cells:
+        assert r["libs"]["eltwise fused"]["check"] == "exact", r
+        assert r["libs"]["eltwise unfused"]["median_s"] > 0
+        for peer in ("numexpr", "numba"):
+            if importlib.util.find_spec(peer) is not None:
+                entry = r["libs"][peer]
+                assert "median_s" in entry or entry["skipped"], (peer, r)
+    assert "numexpr has no float16" in md and "numexpr has no int8" in md
+    assert "## Goals" in md and "one-pass roofline" in md and "## Chains, 1 thread" in md

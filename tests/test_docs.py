@@ -16,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 # Every page with examples; test_every_page_with_examples_is_run keeps the list whole.
 PAGES = [README] + [ROOT / "docs" / name for name in
-                    ("index.md", "semantics.md", "ufuncs.md")]
+                    ("index.md", "semantics.md", "ufuncs.md", "fuse.md")]
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 

@@ -181,6 +181,10 @@ def test_notebook_runs(tmp_path):
     assert out["dask-pdpd"].startswith("Array (4, 3, 32, 32)")
     assert out["dask-pdpd"].strip().endswith("True")
 
-    # 5. Timing: one row per operation and size.
+    # 5. Fused chains: the same bits as the calls one after the other.
+    assert "(8, 64, 28, 28) float32" in out["fuse-chain"]
+    assert out["fuse-chain"].strip().endswith("bit for bit: True")
+
+    # 6. Timing: one row per operation and size.
     for label in ("add float32", "divide float64", "divide int32 (floor)", "multiply float16"):
         assert out["timing-run"].count(label) == 3, label

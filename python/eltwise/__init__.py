@@ -14,6 +14,7 @@ import warnings as _warnings
 
 from . import _delegation, _eltwise, ufunc
 from ._docs import DOCS as _DOCS
+from ._fuse import fuse
 from ._names import FUNCTION_NAMES as _FUNCTION_NAMES
 from ._names import FUNCTION_TABLE as _FUNCTION_TABLE
 from ._eltwise import (
@@ -129,7 +130,7 @@ def _apply_environment() -> None:
 _apply_environment()
 
 __all__ = [
-    *_FUNCTION_NAMES, "elementwise", "Op", "Broadcast", "ufunc",
+    *_FUNCTION_NAMES, "elementwise", "fuse", "Op", "Broadcast", "ufunc",
     "show_config", "get_targets", "get_target", "set_target",
     "set_num_threads", "get_num_threads", "set_result_pool_limit", "result_pool_stats",
     "release_result_pool", "__version__",

@@ -20,7 +20,7 @@ too. What it returns, as typed here:
 
 import enum
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import (
     Any,
     Generic,
@@ -66,6 +66,7 @@ __all__ = [
     "less",
     "less_equal",
     "elementwise",
+    "fuse",
     "Op",
     "Broadcast",
     "ufunc",
@@ -808,6 +809,17 @@ def elementwise(
     out: None = None, *, broadcast: _Mode = "numpy", axis: SupportsIndex = -1,
     dtype: DTypeLike | None = None,
 ) -> NDArray[Any]: ...
+
+# Fused chains: fn's parameters plus out=; the result is fn's (stand-ins of arrays are
+# arrays, so a chain returns an ndarray, a NumPy scalar when every operand is 0-d, or
+# a tuple of them; a dask operand runs fn as written).
+_R = TypeVar("_R")
+@overload
+def fuse(fn: Callable[..., _R], /, *, static: str | Sequence[str] = ()) -> Callable[..., _R]: ...
+@overload
+def fuse(
+    fn: None = None, /, *, static: str | Sequence[str] = ()
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
 
 # Runtime: SIMD targets and threads.
 def show_config() -> None: ...

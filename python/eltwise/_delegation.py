@@ -8,13 +8,17 @@ fast door's own shape rules and messages: ``x2`` is reshaped (through its own
 Then the operand's ``__array_ufunc__`` decides the result: dask stays lazy,
 masks combine as NumPy combines them, pandas aligns labels, xarray keeps
 coordinates, subclasses survive.
+
+A stand-in of ``eltwise.fuse`` (``eltwise._trace.Traced``) is no operand to delegate: a
+call with one is recorded into its trace, with the keywords as given, before any of the
+above.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _eltwise
+from . import _eltwise, _trace
 from . import ufunc as _ufunc
 
 
@@ -74,6 +78,8 @@ def _in_dtype(name, i, x, dtype):
 
 def call(name, x1, x2, out, mode, axis, pythondiv, dtype):
     """Called by the C fast door; the arguments are already parsed and checked."""
+    if isinstance(x1, _trace.Traced) or isinstance(x2, _trace.Traced):
+        return _trace.record(name, x1, x2, out, mode, axis, pythondiv, dtype)  # eltwise.fuse
     twin = _ufunc.divide_trunc if name == "divide" and not pythondiv else _ufunc._twins[name]
     if mode != "numpy":
         shape2 = tuple(np.shape(x2))

@@ -1,0 +1,614 @@
+"""eltwise.fuse (docs/semantics.md: "Fused chains"): a fused function gives the dtype,
+shape and bits of the same eltwise calls unfused, on every SIMD target and thread count;
+errors are the unfused calls', raised before anything is written; what is not an eltwise
+call on a stand-in is a TypeError naming it; foreign operands run fn unfused.
+
+Random chains come from a seeded program generator: each program is a list of steps
+(an eltwise function, its operands, keywords, and whether it is written as a call, an
+operator or ``eltwise.elementwise``), run by one interpreter both fused (operators on
+stand-ins) and unfused (every step an eltwise call on the real arrays)."""
+
+from __future__ import annotations
+
+import operator
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import eltwise
+from eltwise import _fuse_run
+from ew_helpers import ALL_DTYPES, BF16, is_float, is_int, uint_of
+
+TARGETS = list(eltwise.get_targets())
+OPERATORS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+             "divide": operator.truediv, "floor_divide": operator.floordiv,
+             "mod": operator.mod, "power": operator.pow, "bitwise_and": operator.and_,
+             "bitwise_or": operator.or_, "bitwise_xor": operator.xor, "less": operator.lt,
+             "less_equal": operator.le, "greater": operator.gt,
+             "greater_equal": operator.ge, "equal": operator.eq, "not_equal": operator.ne}
+ARITH = ["add", "subtract", "multiply", "divide", "floor_divide", "mod", "fmod", "maximum",
+         "minimum", "squared_difference", "power"]
+COMPARE = ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal"]
+LOGICAL = ["logical_and", "logical_or", "logical_xor"]
+BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
+
+
+def bits(x):
+    """x's bytes as unsigned integers (bool as uint8), for a bit-for-bit comparison."""
+    a = np.ascontiguousarray(x)
+    return a.view(np.uint8 if a.dtype.itemsize == 1 else uint_of(a.dtype))
+
+
+def assert_bits(got, exp):
+    assert type(got) is type(exp), (type(got), type(exp))
+    if isinstance(exp, tuple):
+        assert len(got) == len(exp)
+        for g, e in zip(got, exp):
+            assert_bits(g, e)
+        return
+    assert got.dtype == exp.dtype and got.shape == exp.shape, (got.dtype, got.shape,
+                                                               exp.dtype, exp.shape)
+    assert np.array_equal(bits(got), bits(exp)), f"\n{got!r}\n{exp!r}"
+
+
+# ---------------------------------------------------------------------------- programs
+
+
+def _values(dt, shape, rng):
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    if is_int(dt):
+        lo = 0 if dt.kind == "u" else -50
+        return rng.integers(lo, 50, shape).astype(dt)
+    v = np.asarray(rng.standard_normal(shape) * 8)
+    v[rng.random(shape) < 0.05] = 0.0
+    return np.asarray(v).astype(dt)
+
+
+def _leaf(kind, dt, shape, rng):
+    """(value, step keywords) of a new operand of this kind for a chain of `shape`."""
+    dt = np.dtype(dt)
+    if kind == "full":
+        return _values(dt, shape, rng), {}
+    if kind == "numpy":  # leading dims dropped, others 1
+        drop = int(rng.integers(0, len(shape) + 1))
+        s = tuple(1 if rng.random() < 0.5 else d for d in shape[drop:])
+        return _values(dt, s, rng), {}
+    if kind == "pdpd":
+        axis = int(rng.integers(0, len(shape)))
+        r = int(rng.integers(1, len(shape) - axis + 1))
+        s = tuple(1 if rng.random() < 0.3 else d for d in shape[axis:axis + r])
+        s += (1,) * int(rng.integers(0, 2))
+        kw = {"broadcast": "pdpd", "axis": axis}
+        if axis == len(shape) - len(s) and rng.random() < 0.5:
+            kw = {"broadcast": "pdpd"}  # axis=-1: rank(x1) - rank(x2)
+        return _values(dt, s, rng), kw
+    if kind == "none":
+        return _values(dt, shape, rng), {"broadcast": "none"}
+    if kind == "numpy_scalar":
+        return _values(dt, (), rng)[()], {}
+    if kind == "python":
+        if dt == np.bool_:
+            return bool(rng.integers(0, 2)), {}
+        if is_int(dt):
+            return int(rng.integers(-3 if dt.kind == "i" else 0, 8)), {}
+        return float(rng.choice([0.5, -1.25, 3.0, 7.5])), {}
+    raise AssertionError(kind)
+
+
+def _ops_for(dt):
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return ["add", "multiply", "maximum", "minimum"] + LOGICAL + BITWISE + COMPARE
+    if is_int(dt):
+        return ARITH + LOGICAL + BITWISE + COMPARE
+    return ARITH + LOGICAL + COMPARE
+
+
+def make_program(dt, shape, depth, rng):
+    """(leaves, steps, outputs): leaves are the fused function's arguments; a step is
+    (name, ref1, ref2, keywords, form) where a ref is ("leaf", i), ("step", i) or
+    ("const", value); outputs are step indices (a tuple result when several)."""
+    leaves, steps = [_values(dt, shape, rng)], []
+    ops = _ops_for(dt)
+    for s in range(depth):
+        name = str(rng.choice(ops))
+        if name == "power" and is_int(dt):
+            kind = "python"  # a non-negative exponent: the values stay finite and legal
+        else:
+            kind = str(rng.choice(["full", "numpy", "pdpd", "none", "numpy_scalar", "python",
+                                   "const"]))
+        cur = ("step", s - 1) if s else ("leaf", 0)
+        kw = {}
+        if kind == "const":
+            ref = ("const", _leaf("python", dt, shape, rng)[0])
+        else:
+            value, kw = _leaf(kind, dt, shape, rng)
+            if name == "power" and is_int(dt):
+                value = int(rng.integers(0, 4))
+            leaves.append(value)
+            ref = ("leaf", len(leaves) - 1)
+        if s >= 2 and kind in ("full", "none") and rng.random() < 0.3:
+            ref = ("step", int(rng.integers(0, s - 1)))  # an earlier result, full-shaped
+        if name == "divide" and rng.random() < 0.5:
+            kw["pythondiv"] = bool(rng.integers(0, 2))
+        if name in ARITH and name not in ("power",) and rng.random() < 0.1:
+            kw["dtype"] = np.dtype(rng.choice([np.float32, np.float64]))
+        pair = (cur, ref)
+        if not kw.get("broadcast") and rng.random() < 0.3:
+            pair = (ref, cur)
+        form = "call"
+        if not kw and name in OPERATORS and rng.random() < 0.5:
+            form = "operator"
+        elif rng.random() < 0.2 and name in eltwise.Op._value2member_map_:
+            form = "elementwise"
+        steps.append((name, pair[0], pair[1], kw, form))
+    outputs = [depth - 1]
+    if depth > 2 and rng.random() < 0.3:
+        outputs = [depth - 1, int(rng.integers(0, depth - 1))]
+    return leaves, steps, outputs
+
+
+def interpret(steps, outputs, args, fused):
+    """The program on `args`; fused: operator steps as operators (on stand-ins)."""
+    results = []
+
+    def get(ref):
+        kind, v = ref
+        return args[v] if kind == "leaf" else results[v] if kind == "step" else v
+
+    for name, r1, r2, kw, form in steps:
+        a, b = get(r1), get(r2)
+        if form == "operator" and fused and (_traced(a) or _traced(b)):
+            results.append(OPERATORS[name](a, b))
+        elif form == "elementwise":
+            results.append(eltwise.elementwise(a, b, eltwise.Op(name), **kw))
+        else:
+            results.append(getattr(eltwise, name)(a, b, **kw))
+    if len(outputs) == 1:
+        return results[outputs[0]]
+    return tuple(results[i] for i in outputs)
+
+
+def _traced(x):
+    return type(x).__name__ == "Traced"
+
+
+def fused_program(steps, outputs):
+    return eltwise.fuse(lambda *args: interpret(steps, outputs, args, True))
+
+
+def unfused(steps, outputs, args):
+    with np.errstate(all="ignore"):
+        return interpret(steps, outputs, args, False)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of a few elements, so small arrays run in many blocks, partial ones too."""
+    monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", 48)
+    monkeypatch.setattr(_fuse_run, "POOL_BYTES", 96)
+
+
+SHAPES = [(7,), (3, 5), (2, 3, 4), (2, 3, 2, 5)]
+
+
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_random_chains_bit_for_bit(dt, small_blocks):
+    """Random chains of depth 2-8 in every dtype, every broadcast mode, scalars of every
+    kind, comparisons feeding logical and bitwise ops: fused == unfused, bit for bit, on
+    every target and at 1 and 2 threads; errors are the unfused ones."""
+    rng = np.random.default_rng(24 + ALL_DTYPES.index(dt))
+    checked = 0
+    for trial in range(14):
+        shape = SHAPES[trial % len(SHAPES)]
+        leaves, steps, outputs = make_program(dt, shape, int(rng.integers(2, 9)), rng)
+        f = fused_program(steps, outputs)
+        try:
+            exp = unfused(steps, outputs, leaves)
+        except Exception as e:  # noqa: BLE001 - the fused call must raise the same
+            with pytest.raises(type(e), match=re.escape(str(e))), np.errstate(all="ignore"):
+                f(*leaves)
+            continue
+        for target in TARGETS:
+            eltwise.set_target(target)
+            for threads in (1, 2):
+                eltwise.set_num_threads(threads)
+                with np.errstate(all="ignore"):
+                    got = f(*leaves)
+                assert_bits(got, exp)
+        checked += 1
+    assert checked >= 7  # most programs compute
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16, BF16, np.int8, np.uint64],
+                         ids=lambda d: np.dtype(d).name)
+def test_random_chains_with_out(dt, small_blocks):
+    """out= of the result's dtype, of a wider one (cast as same_kind), and out that is an
+    input of the chain: the unfused result, written to out, out returned."""
+    rng = np.random.default_rng(7)
+    checked = 0
+    for trial in range(12):
+        shape = SHAPES[1 + trial % 3]
+        leaves, steps, outputs = make_program(dt, shape, int(rng.integers(2, 7)), rng)
+        outputs = outputs[:1]
+        f = fused_program(steps, outputs)
+        try:
+            exp = unfused(steps, outputs, leaves)
+        except Exception:  # noqa: BLE001 - test_random_chains_bit_for_bit covers errors
+            continue
+        if exp.shape != shape:
+            continue
+        wide = np.float64 if is_float(exp.dtype) else exp.dtype
+        for out in (np.empty_like(exp), np.empty(exp.shape, wide)):
+            want = np.empty_like(out)
+            np.copyto(want, exp, casting="same_kind")
+            with np.errstate(all="ignore"):
+                got = f(*leaves, out=out)
+            assert got is out
+            assert_bits(got, want)
+        if np.can_cast(exp.dtype, leaves[0].dtype, "same_kind"):
+            inputs = [x.copy() if isinstance(x, np.ndarray) else x for x in leaves]
+            want = np.empty_like(inputs[0])
+            np.copyto(want, exp, casting="same_kind")
+            with np.errstate(all="ignore"):
+                got = f(*inputs, out=inputs[0])  # out is the chain's first operand
+            assert got is inputs[0]
+            assert_bits(got, want)
+        checked += 1
+    assert checked >= 4
+
+
+def test_out_overlapping_input_view():
+    """out a shifted view of an operand's memory: read before written, as unfused."""
+    base = np.arange(20, dtype=np.float32)
+    x, out = base[:15].reshape(3, 5), base[5:].reshape(3, 5)
+    f = eltwise.fuse(lambda a, b: (a + b) * a)
+    exp = eltwise.multiply(eltwise.add(x, 1.5), x)
+    assert_bits(f(x, 1.5, out=out), exp)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_per_channel_normalization(threads):
+    """pdpd axis=1 parameters computed per block; the (C,) nodes once, before them."""
+    eltwise.set_num_threads(threads)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 16, 9, 9)).astype(np.float32)
+    mean, inv, gamma, beta = (rng.standard_normal(16).astype(np.float32) for _ in range(4))
+
+    def norm(x, mean, inv_std, gamma, beta):
+        kw = {"broadcast": "pdpd", "axis": 1}
+        scale = eltwise.multiply(inv_std, gamma)  # (16,): computed once
+        y = eltwise.multiply(eltwise.subtract(x, mean, **kw), scale, **kw)
+        return eltwise.add(y, beta, **kw)
+
+    assert_bits(eltwise.fuse(norm)(x, mean, inv, gamma, beta), norm(x, mean, inv, gamma, beta))
+
+
+def test_large_chain_many_blocks():
+    """A chain over more than one block at the real block size, on each thread count."""
+    rng = np.random.default_rng(2)
+    a, b, c, d, e = (rng.standard_normal(70_001).astype(np.float32) for _ in range(5))
+    f = eltwise.fuse(lambda a, b, c, d, e: ((a - b) * c + d) / e)
+    exp = eltwise.divide(eltwise.add(eltwise.multiply(eltwise.subtract(a, b), c), d), e)
+    for threads in (1, 2):
+        eltwise.set_num_threads(threads)
+        assert_bits(f(a, b, c, d, e), exp)
+
+
+def test_int8_to_float32_chain_and_scalar_result():
+    x = np.arange(-5, 5, dtype=np.int8)
+    f = eltwise.fuse(lambda x, s: eltwise.multiply(x, s, dtype=np.float32) - 0.5)
+    assert_bits(f(x, 3), eltwise.subtract(eltwise.multiply(x, 3, dtype=np.float32), 0.5))
+    # 0-d operands: a NumPy scalar, as unfused
+    g = eltwise.fuse(lambda a, b: a * b + 1)
+    assert_bits(g(np.float32(2), 3.0), eltwise.add(eltwise.multiply(np.float32(2), 3.0), 1))
+
+
+def test_operators_are_eltwise_functions():
+    """`/` is eltwise.divide (integers floor), `%` mod, `**` power, `&` bitwise_and."""
+    a, b = np.array([-7, 7, 9]), np.array([2, 2, -4])
+    f = eltwise.fuse(lambda a, b: (a / b, a % b, a ** 2, a & b, a < b, 3 - a, 2 ** (b * b)))
+    exp = (eltwise.divide(a, b), eltwise.mod(a, b), eltwise.power(a, 2),
+           eltwise.bitwise_and(a, b), eltwise.less(a, b), eltwise.subtract(3, a),
+           eltwise.power(2, eltwise.multiply(b, b)))
+    with np.errstate(all="ignore"):
+        assert_bits(f(a, b), exp)
+    assert list(f(a, b)[0]) == [-4, 3, -3]
+
+
+def test_tuple_result_and_out_tuple():
+    x, y = np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0])
+    f = eltwise.fuse(lambda x, y: (x + y, x * y, x - 1))
+    o = (np.empty((2, 3)), np.empty((2, 3), np.float32), np.empty((2, 3)))
+    got = f(x, y, out=o)
+    assert all(g is oo for g, oo in zip(got, o))
+    assert_bits(got[0], x + y)
+    assert_bits(got[1], (x * y).astype(np.float32))
+    with pytest.raises(TypeError, match="tuple of 3"):
+        f(x, y, out=o[0])
+    with pytest.raises(ValueError, match="2 arrays"):
+        f(x, y, out=o[:2])
+
+
+def test_out_rules():
+    x = np.ones((2, 3), np.float32)
+    f = eltwise.fuse(lambda x: x * 2)
+    with pytest.raises(ValueError, match=r"shape \(3, 2\)"):
+        f(x, out=np.empty((3, 2), np.float32))
+    with pytest.raises(TypeError, match="same_kind"):
+        f(x, out=np.empty((2, 3), np.int32))
+    ro = np.empty((2, 3), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        f(x, out=ro)
+
+
+def test_traced_once_per_signature():
+    calls = []
+
+    @eltwise.fuse
+    def f(x, s):
+        calls.append(1)
+        return x * s + 1
+
+    a = np.ones(4, np.float32)
+    for _ in range(3):
+        f(a, 2.0)
+    assert len(calls) == 1
+    f(a + 1, 3.0)  # same shapes, dtypes and scalar kinds: cached
+    assert len(calls) == 1
+    f(np.ones(5, np.float32), 2.0)
+    f(a, 2)
+    f(a.astype(np.float64), 2.0)
+    assert len(calls) == 4
+    assert list(f(a, 3.0)) == [4.0] * 4
+
+
+def test_python_int_range_is_part_of_the_signature():
+    """A Python int beyond the dtype is the unfused OverflowError, whatever was cached."""
+    f = eltwise.fuse(lambda x, s: x + s)
+    x = np.arange(3, dtype=np.int8)
+    assert list(f(x, 100)) == [100, 101, 102]
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        f(x, 1000)
+    assert list(f(x, -128)) == [-128, -127, -126]
+    assert list(eltwise.fuse(lambda x, s: x < s)(x, 1000)) == [True] * 3  # exact compare
+
+
+def test_signature_decorator_and_static():
+    def fn(x, y=2.0, *, scale=1.0):
+        return x * y * scale
+
+    f = eltwise.fuse(fn)
+    assert str(f.__signature__) == "(x, y=2.0, *, scale=1.0, out=None)"
+    assert f.__name__ == "fn" and f.__wrapped__ is fn
+    assert list(f(np.ones(2), scale=3.0)) == [6.0, 6.0]
+
+    @eltwise.fuse(static="axis")
+    def g(x, p, axis):
+        return eltwise.add(x, p, broadcast="pdpd", axis=axis)
+
+    x = np.zeros((2, 3, 4))
+    assert_bits(g(x, np.arange(3.0), 1),
+                eltwise.add(x, np.arange(3.0), broadcast="pdpd", axis=1))
+    assert_bits(g(x, np.arange(4.0), 2),
+                eltwise.add(x, np.arange(4.0), broadcast="pdpd", axis=2))
+    with pytest.raises(TypeError, match="axis must be an integer"):
+        eltwise.fuse(lambda x, p, axis: eltwise.add(x, p, broadcast="pdpd", axis=axis))(
+            x, np.arange(3.0), 1)
+    with pytest.raises(ValueError, match="parameter named out"):
+        eltwise.fuse(lambda x, out: x)
+    with pytest.raises(TypeError, match="callable"):
+        eltwise.fuse(3)
+
+
+@pytest.mark.parametrize("body, found", [
+    (lambda x: np.sum(x), "numpy.sum"),
+    (lambda x: np.sqrt(x), "numpy.sqrt"),
+    (lambda x: np.ones(3) + x, "numpy.add"),
+    (lambda x: eltwise.ufunc.add(x, x), "ufunc eltwise.ufunc.add"),
+    (lambda x: np.asarray(x), "numpy.asarray"),
+    (lambda x: x if x else x, r"bool\(\)"),
+    (lambda x: int(x), r"int\(\)"),
+    (lambda x: float(x), r"float\(\)"),
+    (lambda x: len(x), r"len\(\)"),
+    (lambda x: [v for v in x], "iteration"),
+    (lambda x: x[0], "indexing"),
+    (lambda x: x.reshape(4), r"attribute \.reshape"),
+    (lambda x: -x, "unary -"),
+    (lambda x: x @ x, "@"),
+    (lambda x: eltwise.add(x, x, out=np.empty(4, np.float32)), "out= inside a fused"),
+    (lambda x: eltwise.add(x, x, out=x), "out must be a numpy.ndarray"),
+    (lambda x: eltwise.add(x, "a"), "builtins.str"),
+    (lambda x: 3, "returned builtins.int"),
+])
+def test_trace_errors_name_the_construct(body, found):
+    with pytest.raises(TypeError, match=found):
+        eltwise.fuse(body)(np.ones(4, np.float32))
+
+
+def test_shape_and_attribute_reads_work():
+    f = eltwise.fuse(lambda x: x * x.ndim + x.shape[0] if x.dtype == np.float32 else x)
+    assert list(f(np.ones(3, np.float32))) == [4.0] * 3
+
+
+@pytest.mark.parametrize("body, error", [
+    (lambda x: eltwise.subtract(x, x), TypeError),  # two bools
+    (lambda x: eltwise.add(x, np.ones(5, bool)), ValueError),
+    (lambda x: eltwise.add(x, np.ones(4, bool), broadcast="pdpd", axis=2), ValueError),
+    (lambda x: eltwise.add(x, x, broadcast="weird"), ValueError),
+    (lambda x: eltwise.multiply(x, x, pythondiv=True), TypeError),
+    (lambda x: eltwise.bitwise_and(x, 1.5), TypeError),
+])
+def test_unfused_errors_at_trace_time(body, error):
+    x = np.ones((2, 4), bool)
+    with pytest.raises(error) as unfused_error:
+        body(x)
+    out = np.zeros((2, 4))
+    with pytest.raises(error) as fused_error:
+        eltwise.fuse(body)(x, out=out)
+    assert str(fused_error.value) == str(unfused_error.value)
+    assert not out.any()
+
+
+def test_value_errors_before_out_is_written():
+    """A negative integer power in a later block, and integer division by zero under
+    errstate(divide="raise"), leave out untouched."""
+    x = np.arange(1, 40, dtype=np.int32)
+    e = np.full(39, 2, np.int32)
+    e[-1] = -1
+    f = eltwise.fuse(lambda x, e: (x + 1) ** e)
+    out = np.zeros(39, np.int32)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        f(x, e, out=out)
+    assert not out.any()
+    d = np.ones(39, np.int32)
+    d[-1] = 0
+    g = eltwise.fuse(lambda x, d: (x + 1) // d)
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError, match="floor_divide"):
+        g(x, d, out=out)
+    assert not out.any()
+
+
+def test_division_by_zero_reported_once_per_node(small_blocks):
+    x = np.arange(40, dtype=np.int16)
+    d = np.zeros(40, np.int16)
+    f = eltwise.fuse(lambda x, d: (x // d, x % d + 1))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = f(x, d)
+    assert sorted(str(w.message) for w in caught) == [
+        "divide by zero encountered in floor_divide", "divide by zero encountered in mod"]
+    with np.errstate(divide="ignore"):
+        assert_bits(got, (eltwise.floor_divide(x, d), eltwise.add(eltwise.mod(x, d), 1)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with np.errstate(divide="ignore"):
+            f(x, d)
+    assert not caught
+
+
+def test_dask_operands_stay_lazy_with_the_same_bits():
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((6, 8)).astype(np.float32)
+    m = rng.standard_normal(8).astype(np.float32)
+
+    @eltwise.fuse
+    def f(x, m):
+        return eltwise.multiply(eltwise.subtract(x, m), 0.5)
+
+    lazy = f(da.from_array(x, chunks=(3, 4)), m)
+    assert isinstance(lazy, da.Array)
+    assert_bits(lazy.compute(), f(x, m))
+    with pytest.raises(TypeError, match="out="):
+        f(da.from_array(x, chunks=3), m, out=np.empty((6, 8), np.float32))
+
+
+def test_ndarray_subclass_runs_unfused():
+    x = np.ma.masked_array(np.arange(4.0), mask=[0, 1, 0, 0])
+    got = eltwise.fuse(lambda a: eltwise.add(a, 1.0))(x)
+    assert isinstance(got, np.ma.MaskedArray) and list(got.mask) == [False, True, False, False]
+
+
+def test_stand_ins_do_not_outlive_their_trace():
+    kept = []
+
+    def fn(x):
+        kept.append(x)
+        return x + 1
+
+    f = eltwise.fuse(fn)
+    f(np.ones(2))
+    g = eltwise.fuse(lambda y: y + kept[0])
+    with pytest.raises(TypeError, match="another trace"):
+        g(np.ones(2))
+
+
+def test_docstring_examples():
+    import doctest
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(
+        optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(parser.get_doctest(eltwise.fuse.__doc__, {"eltwise": eltwise, "np": np},
+                                  "eltwise.fuse", None, 0))
+    assert runner.tries >= 3 and runner.failures == 0
+
+
+def test_plan_shapes(small_blocks):
+    """A dead node larger than the result reading a blocked one (the graph then runs
+    whole), a pdpd result of the same size as another output, an argument returned as it
+    is, an output cast into out while a later node reads it in its own dtype."""
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    z = np.ones((3, 1, 1), np.float32)
+
+    def dead(x, z):
+        c = x * 2
+        eltwise.add(c, z)  # (3, 2, 4), unused
+        return c
+
+    assert_bits(eltwise.fuse(dead)(x, z), eltwise.multiply(x, 2))
+
+    def same_size(x, y):
+        c = x - 1
+        return c, eltwise.multiply(y, c, broadcast="pdpd", axis=1)
+
+    y = np.ones((1, 2, 4), np.float32)
+    exp = (eltwise.subtract(x, 1), eltwise.multiply(y, eltwise.subtract(x, 1),
+                                                    broadcast="pdpd", axis=1))
+    assert_bits(eltwise.fuse(same_size)(x, y), exp)
+
+    ident = eltwise.fuse(lambda x, y: (x, x + y))
+    got = ident(x, 1.0)
+    assert got[0] is x
+    o = (np.empty((2, 4)), np.empty((2, 4), np.float32))
+    assert_bits(ident(x, 1.0, out=o)[0], x.astype(np.float64))
+
+    def chained(x):
+        a = x / 3
+        return a, a * 3
+
+    out = (np.empty((2, 4)), np.empty((2, 4), np.float32))
+    got = eltwise.fuse(chained)(x, out=out)
+    a = eltwise.divide(x, 3)
+    assert_bits(got[0], a.astype(np.float64))
+    assert_bits(got[1], eltwise.multiply(a, 3))
+
+
+def test_strided_and_broadcast_operands(small_blocks):
+    """Transposed, strided and zero-stride operands are read in place, as unfused."""
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((6, 10)).astype(np.float32)
+    x1, x2 = base.T, base[::2, ::2]
+    row = np.broadcast_to(np.float32(2.5), (6,))
+    f = eltwise.fuse(lambda a, b, r: (eltwise.maximum(a, 0.5) - r) * b.shape[0])
+    exp = eltwise.multiply(eltwise.subtract(eltwise.maximum(x1, 0.5), row), 3)
+    assert_bits(f(x1, x2, row), exp)
+
+
+def test_python_float_overflow_reported_once_per_node(small_blocks):
+    """A float beyond float16 warns "overflow encountered in cast" once per call that takes
+    it, as unfused, on a cached graph too; as an error it leaves out untouched."""
+    x = np.arange(40, dtype=np.float16)
+    f = eltwise.fuse(lambda x, s: (x + s) * s)
+    f(x, 2.0)  # traced with a harmless value
+
+    def messages(fn):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = fn()
+        return result, [str(w.message) for w in caught]
+
+    got, fused_warnings = messages(lambda: f(x, 1e300))
+    exp, unfused_warnings = messages(lambda: eltwise.multiply(eltwise.add(x, 1e300), 1e300))
+    assert fused_warnings == unfused_warnings == ["overflow encountered in cast"] * 2
+    assert_bits(got, exp)
+    out = np.zeros(40, np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning, match="overflow encountered in cast"):
+            f(x, 1e300, out=out)
+    assert not out.any()
