@@ -66,7 +66,7 @@ class Plan:
             for kind, i in (n.x1, n.x2):
                 if kind == NODE:
                     consumers.setdefault(i, []).append(j)
-        self.consumed = {j for j in consumers}
+        self.consumed = set(consumers)
         shapes = [nodes[j].shape for j in self.out_pos]
         shape = max(shapes, key=lambda s: (math.prod(s), len(s))) if shapes else ()
         blocked = set()
@@ -101,7 +101,8 @@ class Plan:
         self.min_call_bytes = min((_call_bytes(nodes[j]) for j in self.blocked), default=1)
         self.reporting = [j for j, n in enumerate(nodes) if n.name in _DIVIDES and any(
             d is not None and d.kind in "iu" for d in n.dtypes)]
-        self.scalar_nodes = [j for j, n in enumerate(nodes) if None in n.dtypes]
+        self.scalar_nodes = [j for j, n in enumerate(nodes)
+                             if any(d is None for d in n.dtypes)]  # (dtype == None: float64)
         self.raises_on_values = any(n.name == "power" and n.dtype.name in _SIGNED
                                     for n in nodes)
         self.calls_whole = [
