@@ -321,20 +321,18 @@ def _run_blocks(graph, plan, values, dests, node_values, current):
         if direct is not None:
             node_values[j] = dests[direct]
         steps.append((j, plan.calls_block[j], sources[0], sources[1],
-                      None if direct is None else dests[direct], buffers[plan.buffer[j]],
-                      copies))
-    block = {}
+                      None if direct is None else dests[direct], plan.buffer[j], copies))
+    block = [None] * len(nodes)
     for index in np.ndindex(*shape[:k]):
         for start in range(0, shape[k], c):
             stop = min(start + c, shape[k])
             where = index + (slice(start, stop),)
+            # The buffers' views for this block (a shorter last block uses their heads).
+            scratch = buffers if stop - start == c else [b[:stop - start] for b in buffers]
             for j, call, (k1, s1), (k2, s2), direct, buffer, copies in steps:
                 a = s1 if k1 == 0 else s1[where] if k1 == 1 else block[s1]
                 b = s2 if k2 == 0 else s2[where] if k2 == 1 else block[s2]
-                if direct is not None:
-                    d = direct[where]
-                else:
-                    d = buffer if stop - start == c else buffer[:stop - start]
+                d = scratch[buffer] if direct is None else direct[where]
                 current[0] = j
                 call(a, b, d)
                 block[j] = d
