@@ -66,7 +66,7 @@ class Plan:
             for kind, i in (n.x1, n.x2):
                 if kind == NODE:
                     consumers.setdefault(i, []).append(j)
-        self.consumed = {j for j in consumers}
+        self.consumed = set(consumers)
         shapes = [nodes[j].shape for j in self.out_pos]
         shape = max(shapes, key=lambda s: (math.prod(s), len(s))) if shapes else ()
         blocked = set()
@@ -101,7 +101,8 @@ class Plan:
         self.min_call_bytes = min((_call_bytes(nodes[j]) for j in self.blocked), default=1)
         self.reporting = [j for j, n in enumerate(nodes) if n.name in _DIVIDES and any(
             d is not None and d.kind in "iu" for d in n.dtypes)]
-        self.scalar_nodes = [j for j, n in enumerate(nodes) if None in n.dtypes]
+        self.scalar_nodes = [j for j, n in enumerate(nodes)
+                             if any(d is None for d in n.dtypes)]  # (dtype == None: float64)
         self.raises_on_values = any(n.name == "power" and n.dtype.name in _SIGNED
                                     for n in nodes)
         self.calls_whole = [
@@ -320,20 +321,18 @@ def _run_blocks(graph, plan, values, dests, node_values, current):
         if direct is not None:
             node_values[j] = dests[direct]
         steps.append((j, plan.calls_block[j], sources[0], sources[1],
-                      None if direct is None else dests[direct], buffers[plan.buffer[j]],
-                      copies))
-    block = {}
+                      None if direct is None else dests[direct], plan.buffer[j], copies))
+    block = [None] * len(nodes)
     for index in np.ndindex(*shape[:k]):
         for start in range(0, shape[k], c):
             stop = min(start + c, shape[k])
             where = index + (slice(start, stop),)
+            # The buffers' views for this block (a shorter last block uses their heads).
+            scratch = buffers if stop - start == c else [b[:stop - start] for b in buffers]
             for j, call, (k1, s1), (k2, s2), direct, buffer, copies in steps:
                 a = s1 if k1 == 0 else s1[where] if k1 == 1 else block[s1]
                 b = s2 if k2 == 0 else s2[where] if k2 == 1 else block[s2]
-                if direct is not None:
-                    d = direct[where]
-                else:
-                    d = buffer if stop - start == c else buffer[:stop - start]
+                d = scratch[buffer] if direct is None else direct[where]
                 current[0] = j
                 call(a, b, d)
                 block[j] = d
