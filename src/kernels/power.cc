@@ -111,7 +111,8 @@ HWY_INLINE VD PowAbsF64(DD dd, VD z, VD invc, VD kh, VD log_lo, VD y) {
 // paths' results differ in the last bit for about 0.5% of random operands.
 HWY_INLINE __m512d PowAbsF64Avx3(__m512d ax, __m512d y) {
   const __m512i ix = _mm512_castpd_si512(ax);
-  // The float64 bits of kPowLogOff: the same 16 subintervals of [0.699, 1.398).
+  // The float64 bits of 0.69921875 (the other targets' float32 offset 0x3F330000):
+  // the same 16 subintervals of [0.699, 1.398).
   const __m512i tmp = _mm512_sub_epi64(ix, _mm512_set1_epi64(0x3FE6600000000000LL));
   const __m512i i = _mm512_srli_epi64(tmp, 48);  // the permutes read its low 4 bits
   const __m512d k = _mm512_cvtepi64_pd(_mm512_srai_epi64(tmp, 52));
