@@ -344,5 +344,6 @@ def test_chains_section():
             if importlib.util.find_spec(peer) is not None:
                 entry = r["libs"][peer]
                 assert "median_s" in entry or entry["skipped"], (peer, r)
-    assert "numexpr has no float16" in md and "numexpr has no int8" in md
+    if importlib.util.find_spec("numexpr") is not None:  # a peer not installed is not run
+        assert "numexpr has no float16" in md and "numexpr has no int8" in md
     assert "## Goals" in md and "one-pass roofline" in md and "## Chains, 1 thread" in md
