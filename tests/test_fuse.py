@@ -186,11 +186,15 @@ def unfused(steps, outputs, args):
         return interpret(steps, outputs, args, False)
 
 
-@pytest.fixture
-def small_blocks(monkeypatch):
-    """Blocks of a few elements, so small arrays run in many blocks, partial ones too."""
+@pytest.fixture(params=["native", "python"])
+def small_blocks(monkeypatch, request):
+    """Blocks of a few elements, so small arrays run in many blocks, partial ones too; on
+    the C++ block executor where the graph allows it ("native"), and on the Python block
+    loop that runs every other graph ("python")."""
     monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", 48)
     monkeypatch.setattr(_fuse_run, "POOL_BYTES", 96)
+    if request.param == "python":
+        monkeypatch.setattr(_fuse_run, "_native_program", lambda plan, steps: None)
 
 
 SHAPES = [(7,), (3, 5), (2, 3, 4), (2, 3, 2, 5)]
@@ -297,6 +301,99 @@ def test_large_chain_many_blocks():
     for threads in (1, 2):
         eltwise.set_num_threads(threads)
         assert_bits(f(a, b, c, d, e), exp)
+
+
+def native_runs(monkeypatch):
+    """A list that counts the C++ block executor's runs from here on."""
+    runs = []
+    real = _fuse_run._native_program
+
+    def spy(plan, steps):
+        program = real(plan, steps)
+        runs.append(program is not None)
+        return program
+
+    monkeypatch.setattr(_fuse_run, "_native_program", spy)
+    return runs
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16, BF16, np.int8,
+                                np.int32, np.uint64], ids=lambda d: np.dtype(d).name)
+def test_common_chains_run_on_the_cpp_executor(dt, monkeypatch):
+    """Chains of one dtype with Python scalars, per-channel parameters, a comparison and
+    an int8 -> float32 widening run on the C++ executor (not the Python block loop)."""
+    runs = native_runs(monkeypatch)
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((4, 8, 3000)) * 20).astype(dt)
+    m = (rng.standard_normal(8) * 5).astype(dt)
+    f = eltwise.fuse(lambda x, m, s: eltwise.maximum(
+        eltwise.multiply(x - m[:, None] if False else eltwise.subtract(x, m, broadcast="pdpd",
+                                                                       axis=1), s), x) + 1)
+    with np.errstate(all="ignore"):
+        exp = eltwise.add(eltwise.maximum(eltwise.multiply(
+            eltwise.subtract(x, m, broadcast="pdpd", axis=1), 3), x), 1)
+        for threads in (1, 2):
+            eltwise.set_num_threads(threads)
+            assert_bits(f(x, m, 3), exp)
+    g = eltwise.fuse(lambda a, w: (eltwise.multiply(a, w) > 0) & (a != 0))
+    a = (rng.standard_normal(100_000) * 50).astype(np.int8)
+    w = rng.standard_normal(100_000).astype(np.float32)
+    assert_bits(g(a, w), eltwise.bitwise_and(eltwise.greater(eltwise.multiply(a, w), 0),
+                                             eltwise.not_equal(a, 0)))
+    assert runs and all(runs)
+
+
+def test_cpp_executor_refuses_bad_programs():
+    """The C++ executor's private door checks its program before anything runs."""
+    from eltwise import _eltwise
+    a = np.ones(10, np.float32)
+    out = np.zeros(10, np.float32)
+    f32 = [d["name"] for d in _eltwise._dtype_table()].index("float32")
+    assert f32 == 11  # the programs below are written with it
+    good = ((0, 11, 11, 1, 0, 1, 0, True, 0),)  # out = a + a
+    assert _eltwise._fuse_run(good, [], [a], [out], (10,), 4, 2) == [0]
+    assert_bits(out, a + a)
+    out[:] = 0
+    bad = [
+        ((((99, 11, 11, 1, 0, 1, 0, True, 0),), [], [a], [out], (10,), 4, 1), ValueError),
+        ((((0, 11, 0, 1, 0, 1, 0, True, 0),), [], [a], [out], (10,), 4, 1), ValueError),
+        ((((0, 11, 11, 1, 5, 1, 0, True, 0),), [], [a], [out], (10,), 4, 1), ValueError),
+        ((((0, 11, 11, 2, 0, 1, 0, True, 0),), [], [a], [out], (10,), 4, 1), ValueError),
+        ((((0, 11, 11, 0, 0, 1, 0, True, 0),), [], [a], [out], (10,), 4, 1), ValueError),
+        ((((0, 11, 11, 0, 0, 1, 0, True, 0),), [np.float32(1)], [a], [out], (10,), 4, 1),
+         TypeError),
+        ((((0, 11, 11, 1, 0, 1, 0, True, 3),), [], [a], [out], (10,), 4, 1), ValueError),
+        ((((0, 11, 11, 1, 0, 1, 0, False, 999),), [], [a], [out], (10,), 4, 1), ValueError),
+        ((good, [], [a[::2]], [out], (10,), 4, 1), ValueError),
+        ((good, [], [a], [out[::-1][:5]], (10,), 4, 1), ValueError),
+        ((good, [], [a], [np.zeros(10, np.float64)], (10,), 4, 1), ValueError),
+        ((good, [], [a], [np.zeros(10, np.float32)[::1].copy().view(">f4")], (10,), 4, 1),
+         ValueError),
+        ((good, [], [a], [np.zeros(10, np.float32)], (10,), 0, 1), ValueError),
+        ((good, [], [a], [np.zeros(10, np.float32)], (10,), 4, 0), ValueError),
+        ((good, [], [a], [np.zeros(10, np.float32)], (), 4, 1), ValueError),
+        ((good, [], [a.astype(np.float16)], [out], (10,), 4, 1), ValueError),
+        ((good, [], [[1.0] * 10], [out], (10,), 4, 1), TypeError),
+        ((((0, 11, 11, 1, 0, 1, 0),), [], [a], [out], (10,), 4, 1), ValueError),
+    ]
+    ro = np.zeros(10, np.float32)
+    ro.flags.writeable = False
+    bad.append(((good, [], [a], [ro], (10,), 4, 1), ValueError))
+    for args, error in bad:
+        with pytest.raises(error):
+            _eltwise._fuse_run(*args)
+    assert not out.any()
+    f64 = [d["name"] for d in _eltwise._dtype_table()].index("float64")
+    floor = _eltwise._fuse_resolve("floor_divide", np.ones(1, np.int64), 1, {})[0]
+    # int64 / uint64 floor-divides in float64, as numpy.floor_divide
+    assert _eltwise._fuse_resolve("divide", np.ones(1, np.int64), np.ones(1, np.uint64),
+                                  {}) == (floor, f64, f64)
+    assert _eltwise._fuse_resolve("less", np.ones(1, np.int64), np.ones(1, np.uint64),
+                                  {}) is None  # compared exactly, not in a common dtype
+    assert _eltwise._fuse_resolve("power", np.ones(1, np.int8), np.ones(1, np.int8),
+                                  {}) is None  # raises on a negative exponent
+    with pytest.raises(TypeError):
+        _eltwise._fuse_resolve("add", np.ones(1, object), 1, {})
 
 
 def test_int8_to_float32_chain_and_scalar_result():

@@ -1,6 +1,6 @@
 """Runs a graph of ``eltwise.fuse`` (``eltwise._trace.Graph``) on a call's operands.
 
-Contract: every node is computed by the real eltwise function on the values the unfused
+Contract: every node is computed by the unfused call's kernel on the values the unfused
 call would give it, so every element of every result has the unfused bits.
 
 - The *iteration shape* is the largest output's shape. Nodes of that shape are computed
@@ -11,10 +11,20 @@ call would give it, so every element of every result has the unfused bits.
   parameters, a smaller output) is computed whole, before the blocks, by the real call
   with its own broadcast mode. A graph where such a node reads a node of the iteration
   shape is computed whole, node after node.
-- Block size: on one thread a node's block is at most BLOCK_BYTES, so a chain's buffers
-  stay in L2. eltwise releases the GIL and runs a call on its thread pool only from
-  POOL_BYTES of operands and result (docs/semantics.md, "Runtime"), so with more threads
-  every node's block is made that large: eltwise's own threads then split each block.
+- Two executors run the blocks. The C++ one (``_eltwise._fuse_run``, src/core/fused.h)
+  runs every node's kernel on every block in C++, with the interpreter's lock released and
+  the blocks shared among eltwise's threads; each node's kernel and dtypes are decided
+  once per graph by the same code as the unfused call (``_eltwise._fuse_resolve``), and
+  every block's result is the unfused call's. It runs a graph whose every blocked node
+  that code resolves to a plain kernel call: not a mixed-sign or out-of-range comparison,
+  a signed integer power, or an operand that needs a cast the C++ executor lacks (to or
+  from float16, bfloat16 and ml_dtypes' small types, float64 to float32), and whose
+  outputs are native arrays of their node's dtype. Every other graph runs on the Python
+  loop below, whose every node is the real eltwise call on views of the block.
+- Block size: a node's block is at most BLOCK_BYTES, so a chain's buffers stay in L2. On
+  the Python loop with more threads, every node's block is made POOL_BYTES large (the size
+  from which eltwise releases the GIL and runs a call on its thread pool, docs/semantics.md,
+  "Runtime"), so eltwise's own threads split each block.
 - Value errors before writing: when ``out`` is given and a node may raise on values (a
   signed integer ``power``; integer division under ``errstate(divide="raise")`` or ``"call"``),
   or ``out`` may share memory with an operand, the results are computed into fresh
@@ -23,8 +33,9 @@ call would give it, so every element of every result has the unfused bits.
   scalar's value, which raises or reports what the unfused call would on that value (a
   float beyond the dtype warns "overflow encountered in cast"), once; the blocks then run
   with that report off.
-- Integer division by zero is reported once per node, as unfused: the blocks run under
-  ``errstate(divide="call")`` noting which nodes divided by zero, and each such node is
+- Integer division by zero is reported once per node, as unfused: the C++ executor
+  returns which nodes divided by zero, the Python loop runs under
+  ``errstate(divide="call")`` noting them, and each such node is
   then called once on a one-element zero divisor under the caller's errstate, which
   warns, raises or calls exactly as the unfused call would.
 """
@@ -115,6 +126,11 @@ class Plan:
         self.steps_whole = [steps[j] for j in self.whole]
         self.calls_block = [functools.partial(_function(n.name), **n.kwargs) if n.kwargs
                             else _function(n.name) for n in nodes]
+        # What each blocked node's call computes, for the C++ block executor; None when
+        # one of them takes a path only the real call takes (see _eltwise._fuse_resolve).
+        resolved = [_eltwise._fuse_resolve(nodes[j].name, *nodes[j].probes, nodes[j].kwargs)
+                    for j in self.blocked]
+        self.native = None if None in resolved else resolved
 
 
 def _node_operands(n):
@@ -219,11 +235,12 @@ def run(graph, values, out, qualname):
         errstate.update(divide="call", call=lambda kind, flag: hits.append(current[0]))
     if errstate:
         with np.errstate(**errstate):
-            node_values = _execute(graph, plan, values, dests, current)
+            node_values = _execute(graph, plan, values, dests, current,
+                                   hits if reporting else None)
         for j in sorted(set(hits)):
             _report(graph.nodes[j])
     else:
-        node_values = _execute(graph, plan, values, dests, current)
+        node_values = _execute(graph, plan, values, dests, current, None)
     results = []
     for p, (kind, i) in enumerate(graph.outputs):
         v = node_values[i] if kind == NODE else values[i]
@@ -259,9 +276,10 @@ def _report(node):
     _function(node.name)(np.ones(1, d1), np.zeros(1, d2), **node.kwargs)
 
 
-def _execute(graph, plan, values, dests, current):
+def _execute(graph, plan, values, dests, current, hits):
     """Computes every node; returns their values (a blocked node's: its result array when
-    it is an output, else None). Outputs go to `dests` where given."""
+    it is an output, else None). Outputs go to `dests` where given. `hits`, when not None,
+    receives the blocked nodes the C++ executor found dividing an integer by zero."""
     node_values = [None] * len(graph.nodes)
     # One block holds the whole result: every node is one whole call, as unfused.
     single = plan.blocked and plan.size <= block_elements(plan, _eltwise.get_num_threads())
@@ -283,19 +301,51 @@ def _execute(graph, plan, values, dests, current):
             if dests[p] is not None:
                 np.copyto(dests[p], v, casting="same_kind")
     if plan.blocked and not single:
-        _run_blocks(graph, plan, values, dests, node_values, current)
+        _run_blocks(graph, plan, values, dests, node_values, current, hits)
     return node_values
 
 
-def _run_blocks(graph, plan, values, dests, node_values, current):
+def _native_program(plan, steps):
+    """The C++ executor's program of the blocked steps (see _eltwise._fuse_run), or None
+    where a step needs what only the Python loop does: a copy of its result to an out of
+    another dtype, or an operand that is not native and aligned."""
+    program, scalars, inputs, outputs = [], [], [], []
+    index = {j: s for s, (j, *_) in enumerate(steps)}
+    for resolved, (j, call, s1, s2, direct, buffer, copies) in zip(plan.native, steps):
+        if copies or (direct is None and j in plan.out_pos):
+            return None
+        sources = []
+        for kind, v in (s1, s2):
+            if kind == 2:
+                sources += [2, index[v]]
+            elif kind == 0 and type(v) in (bool, int, float):
+                sources += [0, len(scalars)]
+                scalars.append(v)
+            else:
+                if kind == 0:  # a NumPy scalar or 0-d array: strong, read as an array
+                    v = np.broadcast_to(np.asarray(v), plan.shape)
+                if not (v.flags.aligned and v.dtype.isnative):
+                    return None
+                sources += [1, len(inputs)]
+                inputs.append(v)
+        if direct is not None:
+            if not (direct.flags.aligned and direct.dtype.isnative):
+                return None
+            dest = (True, len(outputs))
+            outputs.append(direct)
+        else:
+            dest = (False, buffer)
+        program.append((*resolved, *sources, *dest))
+    return tuple(program), scalars, inputs, outputs
+
+
+def _run_blocks(graph, plan, values, dests, node_values, current, hits):
     nodes, shape = graph.nodes, plan.shape
 
     def value(ref):
         kind, i = ref
         return values[i] if kind == ARG else i if kind == CONST else node_values[i]
 
-    k, c = split(shape, block_elements(plan, _eltwise.get_num_threads()))
-    buffers = [np.empty((c,) + shape[k + 1:], d) for d in plan.buffer_dtypes]
     blocked = set(plan.blocked)
     steps = []
     for j in plan.blocked:
@@ -322,6 +372,18 @@ def _run_blocks(graph, plan, values, dests, node_values, current):
             node_values[j] = dests[direct]
         steps.append((j, plan.calls_block[j], sources[0], sources[1],
                       None if direct is None else dests[direct], plan.buffer[j], copies))
+    threads = _eltwise.get_num_threads()
+    native = None if plan.native is None else _native_program(plan, steps)
+    if native is not None:
+        # Blocks are the unit of parallel work: one thread runs a block's whole chain.
+        size = plan.size * plan.max_itemsize * 3
+        flags = _eltwise._fuse_run(*native, shape, block_elements(plan, 1),
+                                   threads if size >= POOL_BYTES else 1)
+        if hits is not None:
+            hits.extend(j for (j, *_), f in zip(steps, flags) if f & 1)
+        return
+    k, c = split(shape, block_elements(plan, threads))
+    buffers = [np.empty((c,) + shape[k + 1:], d) for d in plan.buffer_dtypes]
     block = [None] * len(nodes)
     for index in np.ndindex(*shape[:k]):
         for start in range(0, shape[k], c):

@@ -103,37 +103,74 @@ bool CopyToOut(PyArrayObject* out, PyArrayObject* result) {
   return PyArray_CopyInto(out, result) == 0;
 }
 
+}  // namespace
+
+bool Resolve(const FunctionInfo& f, const Options& opt, Operands* ops, Resolution* r) {
+  if (!ReadOperands(f, opt.x1, opt.x2, ops)) return false;
+  DType compute;
+  if (!ComputeDType(f, *ops, opt.dtype, &compute)) return false;
+  if (compute == DType::kBool && f.accepts == Accepts::kNumeric) {
+    PyErr_Format(PyExc_TypeError, "eltwise.%s does not support bool operands", f.name);
+    return false;
+  }
+  if (IsFloat(compute) && f.accepts == Accepts::kIntegersBool) {
+    Ref d(reinterpret_cast<PyObject*>(DescrOf(compute)));
+    if (d) TypeErrorDType(f, reinterpret_cast<PyArray_Descr*>(d.get()));
+    return false;
+  }
+  OpId op = KernelOp(f, opt, *ops, compute);
+  if (!opt.dtype && !RewriteOutOfRangeComparison(&op, ops, compute, r->pyint_holders)) {
+    return false;
+  }
+  r->mixed_signed = MixedSignOperand(op, opt.dtype, *ops);
+  if (r->mixed_signed >= 0) compute = DType::kU64;
+  r->op = op;
+  r->compute = compute;
+  r->result = ReturnsBool(op) ? DType::kBool : compute;
+  return true;
+}
+
+PyObject* WeakScalarArray(OpId op, const Operands& ops, int i, PyArray_Descr* cdescr) {
+  // A logical op reads its truth (docs/semantics.md: "Exactness"), which a cast could lose:
+  // 1e-300 is 0 in float16, 300 does not fit int8. As NumPy's logical
+  // loops take operands: as bool, a Python int through int64.
+  PyObject* value = ops.x[i];
+  Ref truth;
+  if (IsLogical(op)) {
+    int overflow = 0;
+    if (ops.weak[i] == Weak::kInt) PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow) {
+      PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to C long");
+      return nullptr;
+    }
+    const int t = PyObject_IsTrue(value);
+    if (t < 0) return nullptr;
+    truth.reset(PyBool_FromLong(t));
+    value = truth.get();
+  }
+  Py_INCREF(cdescr);
+  return PyArray_FromAny(value, cdescr, 0, 0, NPY_ARRAY_FORCECAST, nullptr);
+}
+
+namespace {
+
 PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
                PyObject* kwnames) {
   Options opt;
   if (!ParseArguments(f, args, nargs, kwnames, &opt)) return nullptr;
   if (NeedsDelegation(opt)) return Delegate(f, opt);
   Operands ops;
-  if (!ReadOperands(f, opt.x1, opt.x2, &ops)) return nullptr;
-  DType compute;
-  if (!ComputeDType(f, ops, opt.dtype, &compute)) return nullptr;
-
-  if (compute == DType::kBool && f.accepts == Accepts::kNumeric) {
-    PyErr_Format(PyExc_TypeError, "eltwise.%s does not support bool operands", f.name);
-    return nullptr;
-  }
-  if (IsFloat(compute) && f.accepts == Accepts::kIntegersBool) {
-    Ref d(reinterpret_cast<PyObject*>(DescrOf(compute)));
-    return d ? TypeErrorDType(f, reinterpret_cast<PyArray_Descr*>(d.get())) : nullptr;
-  }
-  OpId op = KernelOp(f, opt, ops, compute);
-  Ref pyint_holders[2];
-  if (!opt.dtype && !RewriteOutOfRangeComparison(&op, &ops, compute, pyint_holders)) {
-    return nullptr;
-  }
-  const int mixed_signed = MixedSignOperand(op, opt.dtype, ops);
-  if (mixed_signed >= 0) compute = DType::kU64;
+  Resolution res;
+  if (!Resolve(f, opt, &ops, &res)) return nullptr;
+  const OpId op = res.op;
+  DType compute = res.compute;
+  const int mixed_signed = res.mixed_signed;
 
   PyArray_Descr* cdescr = DescrOf(compute);
   Ref cdescr_ref(reinterpret_cast<PyObject*>(cdescr));
   if (!cdescr) return nullptr;
   Ref* arr = ops.arr;
-  const DType result = ReturnsBool(op) ? DType::kBool : compute;
+  const DType result = res.result;
 
   // The operands as given decide the shape and a new result's layout (NumPy's
   // order='K' reads the operands' strides, not those of converted copies).
@@ -159,25 +196,7 @@ PyObject* Call(const FunctionInfo& f, PyObject* const* args, Py_ssize_t nargs,
   // Operands in the compute dtype, aligned and native (copies only if not).
   for (int i = 0; i < 2; ++i) {
     if (!arr[i]) {  // a weak Python scalar
-      // A logical op reads its truth (docs/semantics.md: "Exactness"), which a cast could lose:
-      // 1e-300 is 0 in float16, 300 does not fit int8. As NumPy's logical
-      // loops take operands: as bool, a Python int through int64.
-      PyObject* value = ops.x[i];
-      Ref truth;
-      if (IsLogical(op)) {
-        int overflow = 0;
-        if (ops.weak[i] == Weak::kInt) PyLong_AsLongLongAndOverflow(value, &overflow);
-        if (overflow) {
-          PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to C long");
-          return nullptr;
-        }
-        const int t = PyObject_IsTrue(value);
-        if (t < 0) return nullptr;
-        truth.reset(PyBool_FromLong(t));
-        value = truth.get();
-      }
-      Py_INCREF(cdescr);
-      arr[i].reset(PyArray_FromAny(value, cdescr, 0, 0, NPY_ARRAY_FORCECAST, nullptr));
+      arr[i].reset(WeakScalarArray(op, ops, i, cdescr));
       // 0-d, as its layout: nothing to restride.
     } else {
       PyArrayObject* a = arr[i].arr();

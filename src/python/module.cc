@@ -22,6 +22,7 @@
 #include "python/arguments.h"
 #include "python/delegation.h"
 #include "python/function_object.h"
+#include "python/fused_call.h"
 #include "python/result_memory.h"
 #include "python/ufunc_twins.h"
 
@@ -231,6 +232,10 @@ PYBIND11_MODULE(_eltwise, m) {
   m.def("get_num_threads", [] { return ThreadPool::Get().threads(); },
         "Returns the number of threads large calls use.");
   m.def("_available_cpus", &AvailableCpus);
+  m.def("_fuse_resolve", &FuseResolve, py::arg("name"), py::arg("x1"), py::arg("x2"),
+        py::arg("kwargs"));
+  m.def("_fuse_run", &FuseRun, py::arg("steps"), py::arg("scalars"), py::arg("inputs"),
+        py::arg("outputs"), py::arg("shape"), py::arg("block_elements"), py::arg("threads"));
   m.def("set_result_pool_limit", &SetResultPoolLimitChecked, py::arg("nbytes"),
         "Sets how many bytes of freed large results (32 MiB and up) eltwise keeps for reuse and\n"
         "frees what no longer fits. 0 turns the pool off: large results then take NumPy's memory.");

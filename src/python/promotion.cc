@@ -3,14 +3,14 @@
 #include <algorithm>
 
 namespace eltwise {
-namespace {
-
 Weak WeakKind(PyObject* o) {
   if (PyBool_Check(o)) return Weak::kBool;
   if (PyLong_CheckExact(o)) return Weak::kInt;
   if (PyFloat_CheckExact(o)) return Weak::kFloat;
   return Weak::kNone;
 }
+
+namespace {
 
 // The dtype a weak Python scalar takes on its own (int64, float64, bool).
 DType WeakDefault(Weak w) {

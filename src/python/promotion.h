@@ -19,6 +19,9 @@ struct Operands {
   bool AnyWeak() const { return weak[0] != Weak::kNone || weak[1] != Weak::kNone; }
 };
 
+// The kind of Python scalar o is (exactly bool, int or float), else kNone.
+Weak WeakKind(PyObject* o);
+
 // Reads x1 and x2: arrays as they are, anything else through numpy.asarray,
 // Python scalars kept weak. False with an error set (TypeError for a dtype
 // eltwise does not compute in).

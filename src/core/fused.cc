@@ -1,0 +1,281 @@
+#include "core/fused.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "core/cast.h"
+#include "core/plan.h"
+#include "core/thread_pool.h"
+
+namespace eltwise {
+namespace {
+
+// A step operand or result within one block: `ndim` dims of the block's
+// shape, byte strides, elements of `dtype`.
+struct BlockView {
+  const char* p = nullptr;
+  DType dtype = DType::kBool;
+  int64_t s[kMaxDims] = {};
+};
+
+struct Work {
+  const FusedProgram* program = nullptr;
+  int axis = 0;             // the block axis
+  int ndim = 1;             // dims of a block: the block axis and every later one
+  int64_t per_axis = 1;     // indices of `axis` per block
+  int64_t along = 1;        // blocks along `axis`
+  int64_t blocks = 0;
+  size_t slot_bytes = 0;    // one buffer: a block of 8-byte elements
+  size_t thread_bytes = 0;  // a thread's buffers: the slots and two for casts
+  char* scratch = nullptr;  // thread_bytes per thread
+  int threads = 1;
+  std::atomic<int> joined{0};
+  std::atomic<int64_t> next{0};
+  int64_t batch = 1;
+  bool stream = false;      // the outputs are larger than the cache: non-temporal stores
+  std::unique_ptr<std::atomic<int>[]> flags;
+  // Per thread: the steps' results in the block at hand, and their flags.
+  std::vector<BlockView> results;
+  std::vector<int> thread_flags;
+};
+
+void ContiguousStrides(const int64_t* shape, int ndim, int64_t itemsize, int64_t* strides) {
+  int64_t s = itemsize;
+  for (int i = ndim - 1; i >= 0; --i) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+}
+
+// Converts the block view `v` (any strides) into contiguous elements of `to`
+// at dst, row by row along the block's last axis.
+void CastBlock(const BlockView& v, DType to, const int64_t* shape, int ndim, char* dst) {
+  const int64_t n = shape[ndim - 1], last = v.s[ndim - 1];
+  const size_t from_size = ItemSize(v.dtype), to_size = ItemSize(to);
+  int64_t rows = 1;
+  for (int i = 0; i + 1 < ndim; ++i) rows *= shape[i];
+  int64_t index[kMaxDims] = {};
+  for (int64_t r = 0; r < rows; ++r) {
+    const char* src = v.p;
+    for (int i = 0; i + 1 < ndim; ++i) src += index[i] * v.s[i];
+    if (last == static_cast<int64_t>(from_size)) {
+      CastRun(v.dtype, to, src, dst, n);
+    } else if (last == 0) {
+      CastRun(v.dtype, to, src, dst, 1);
+      for (int64_t j = 1; j < n; ++j) memcpy(dst + j * to_size, dst, to_size);
+    } else {
+      for (int64_t j = 0; j < n; ++j) CastRun(v.dtype, to, src + j * last, dst + j * to_size, 1);
+    }
+    dst += n * to_size;
+    for (int i = ndim - 2; i >= 0 && ++index[i] == shape[i]; --i) index[i] = 0;
+  }
+}
+
+// The byte range block view v covers when its elements are one contiguous
+// run (the block's C order); false otherwise.
+bool ContiguousExtent(const BlockView& v, const int64_t* shape, int ndim, int64_t* bytes) {
+  int64_t s = static_cast<int64_t>(ItemSize(v.dtype));
+  for (int i = ndim - 1; i >= 0; --i) {
+    if (shape[i] != 1 && v.s[i] != s) return false;
+    s *= shape[i];
+  }
+  *bytes = s;
+  return true;
+}
+
+// Runs one step on a block whose views are one contiguous run each (or a
+// scalar): the kernel itself, as Execute's one-run path calls it.
+bool RunContiguous(const FusedStep& step, const BlockView* x, const BlockView& out,
+                   const int64_t* shape, int ndim, unsigned hints, int* flags) {
+  int64_t n = 1;
+  for (int i = 0; i < ndim; ++i) n *= shape[i];
+  bool scalar[2];
+  int64_t bytes;
+  for (int i = 0; i < 2; ++i) {
+    scalar[i] = true;
+    for (int d = 0; d < ndim; ++d) scalar[i] &= x[i].s[d] == 0;
+    if (!scalar[i] && !ContiguousExtent(x[i], shape, ndim, &bytes)) return false;
+  }
+  if ((scalar[0] && scalar[1]) || !ContiguousExtent(out, shape, ndim, &bytes)) return false;
+  const LoopKind kind = scalar[0]   ? LoopKind::kScalarFirst
+                        : scalar[1] ? LoopKind::kScalarSecond
+                                    : LoopKind::kContiguous;
+  *flags |= step.args.kernels[static_cast<int>(kind)](x[0].p, x[1].p, const_cast<char*>(out.p),
+                                                       static_cast<size_t>(n), hints);
+  return true;
+}
+
+// Block b of the program: its shape (w.ndim dims), and where it lies in an
+// array of the program's shape.
+struct Block {
+  int64_t shape[kMaxDims];
+  int64_t start;  // the first index of the block axis
+  int64_t outer_index[kMaxDims];  // the index of every axis before it
+
+  Block(const Work& w, int64_t b) {
+    const FusedProgram& p = *w.program;
+    const int k = w.axis;
+    int64_t outer = b / w.along;
+    start = (b % w.along) * w.per_axis;
+    shape[0] = std::min(w.per_axis, p.shape[k] - start);
+    for (int i = 1; i < w.ndim; ++i) shape[i] = p.shape[k + i];
+    for (int i = k - 1; i >= 0; --i) {
+      outer_index[i] = outer % p.shape[i];
+      outer /= p.shape[i];
+    }
+  }
+
+  BlockView ViewOf(const Work& w, const FusedView& v) const {
+    const int k = w.axis;
+    BlockView r;
+    int64_t offset = start * v.strides[k];
+    for (int i = 0; i < k; ++i) offset += outer_index[i] * v.strides[i];
+    r.p = v.base + offset;
+    r.dtype = v.dtype;
+    for (int i = 0; i < w.ndim; ++i) r.s[i] = v.strides[k + i];
+    return r;
+  }
+};
+
+// Asks for block b's inputs to be brought towards the cache while the block
+// before it computes (the hardware prefetcher starts each array's run anew).
+void Prefetch(const Work& w, int64_t b) {
+  const Block block(w, b);
+  for (const FusedView& input : w.program->inputs) {
+    const BlockView v = block.ViewOf(w, input);
+    int64_t bytes;
+    if (!ContiguousExtent(v, block.shape, w.ndim, &bytes)) continue;
+    for (int64_t i = 0; i < bytes; i += 64) __builtin_prefetch(v.p + i, 0, 2);
+  }
+}
+
+void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags) {
+  const FusedProgram& p = *w.program;
+  const int nd = w.ndim;
+  const Block block(w, b);
+  const int64_t* shape = block.shape;
+  const auto view_of = [&](const FusedView& v) { return block.ViewOf(w, v); };
+  char* cast_buffer[2] = {scratch + p.slots * w.slot_bytes,
+                          scratch + (p.slots + 1) * w.slot_bytes};
+  for (size_t s = 0; s < p.steps.size(); ++s) {
+    const FusedStep& step = p.steps[s];
+    BlockView x[2];
+    bool settled = true;  // both operands are the caller's memory, read as they are
+    for (int i = 0; i < 2; ++i) {
+      const FusedSource& src = step.x[i];
+      if (src.kind == FusedSource::kScalar) {
+        x[i].p = p.scalars[src.index];
+        x[i].dtype = step.compute;  // strides 0
+      } else if (src.kind == FusedSource::kInput) {
+        x[i] = view_of(p.inputs[src.index]);
+      } else {
+        x[i] = results[src.index];
+      }
+      settled &= src.kind != FusedSource::kStep;
+      if (x[i].dtype != step.compute) {
+        settled = false;
+        CastBlock(x[i], step.compute, shape, nd, cast_buffer[i]);
+        x[i].p = cast_buffer[i];
+        x[i].dtype = step.compute;
+        ContiguousStrides(shape, nd, static_cast<int64_t>(ItemSize(step.compute)), x[i].s);
+      }
+    }
+    BlockView& out = results[s];
+    if (step.dest_output) {
+      out = view_of(p.outputs[step.dest]);
+    } else {
+      out.p = scratch + step.dest * w.slot_bytes;
+      out.dtype = step.result;
+      ContiguousStrides(shape, nd, static_cast<int64_t>(ItemSize(step.result)), out.s);
+    }
+    // A buffer this block just wrote (a step's result, a cast) is not settled.
+    const unsigned hints = (step.dest_output && w.stream ? kHintStream : 0u) |
+                           (settled ? kHintSettledInputs : 0u);
+    if (RunContiguous(step, x, out, shape, nd, hints, &flags[s])) continue;
+    const Plan plan = MakePlan(shape, nd, x[0].s, x[1].s, out.s);
+    ExecuteArgs args = step.args;
+    args.a = x[0].p;
+    args.b = x[1].p;
+    args.out = const_cast<char*>(out.p);
+    args.parallel_bytes = SIZE_MAX;  // this thread runs the whole block
+    flags[s] |= Execute(plan, args);
+  }
+}
+
+void RunBlocks(Work& w) {
+  const int t = w.joined.fetch_add(1, std::memory_order_relaxed);
+  if (t >= w.threads) return;  // more threads joined than buffers were made for
+  char* scratch = w.scratch + static_cast<size_t>(t) * w.thread_bytes;
+  const size_t n = w.program->steps.size();
+  BlockView* results = w.results.data() + t * n;
+  int* flags = w.thread_flags.data() + t * n;
+  for (;;) {
+    const int64_t b0 = w.next.fetch_add(w.batch, std::memory_order_relaxed);
+    if (b0 >= w.blocks) break;
+    const int64_t b1 = std::min(w.blocks, b0 + w.batch);
+    for (int64_t b = b0; b < b1; ++b) {
+      if (b + 1 < b1) Prefetch(w, b + 1);
+      RunBlock(w, b, scratch, results, flags);
+    }
+  }
+  for (size_t s = 0; s < n; ++s) w.flags[s].fetch_or(flags[s], std::memory_order_relaxed);
+}
+
+void RunTask(void* ctx) { RunBlocks(*static_cast<Work*>(ctx)); }
+
+}  // namespace
+
+bool CastIsExact(DType from, DType to) {
+  const auto plain = [](DType t) { return !IsNarrowFloat(t) && !IsCoded(t); };
+  if (!plain(from) || !plain(to)) return false;
+  if (IsFloat(from) && !IsFloat(to)) return false;
+  return !(from == DType::kF64 && to == DType::kF32);
+}
+
+void RunFused(const FusedProgram& p, int threads, std::vector<int>* flags) {
+  flags->assign(p.steps.size(), 0);
+  int64_t size = 1;
+  for (int i = 0; i < p.ndim; ++i) size *= p.shape[i];
+  if (size == 0 || p.steps.empty()) return;
+  Work w;
+  w.program = &p;
+  // The block: axis k with every later axis whole, at most block_elements
+  // elements where the later axes allow.
+  const int64_t limit = std::max<int64_t>(1, p.block_elements);
+  int k = p.ndim - 1;
+  int64_t inner = 1;
+  while (k > 0 && inner * p.shape[k] <= limit) inner *= p.shape[k--];
+  w.axis = k;
+  w.ndim = p.ndim - k;
+  w.per_axis = std::max<int64_t>(1, std::min(p.shape[k], limit / inner));
+  w.along = (p.shape[k] + w.per_axis - 1) / w.per_axis;
+  w.blocks = size / (inner * p.shape[k]) * w.along;
+  // 64-byte multiples keep every buffer aligned for any dtype.
+  w.slot_bytes = (static_cast<size_t>(w.per_axis * inner) * 8 + 63) / 64 * 64;
+  w.thread_bytes = (static_cast<size_t>(p.slots) + 2) * w.slot_bytes;
+  w.threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, w.blocks)));
+  size_t out_bytes = 0;
+  for (const FusedView& v : p.outputs) out_bytes += static_cast<size_t>(size) * ItemSize(v.dtype);
+  w.stream = out_bytes >= kStreamBytes;
+  std::unique_ptr<char[], void (*)(char*)> scratch(
+      static_cast<char*>(::operator new(w.thread_bytes * w.threads, std::align_val_t{64})),
+      [](char* q) { ::operator delete(q, std::align_val_t{64}); });
+  w.scratch = scratch.get();
+  w.results.resize(p.steps.size() * w.threads);
+  w.thread_flags.assign(p.steps.size() * w.threads, 0);
+  w.flags.reset(new std::atomic<int>[p.steps.size()]);
+  for (size_t s = 0; s < p.steps.size(); ++s) w.flags[s].store(0);
+  if (w.threads == 1) {
+    RunBlocks(w);
+  } else {
+    // Several claims per thread, so a late or slow thread costs little.
+    w.batch = std::max<int64_t>(1, w.blocks / (8 * w.threads));
+    ThreadPool::Get().Run(&RunTask, &w);
+  }
+  for (size_t s = 0; s < p.steps.size(); ++s) (*flags)[s] = w.flags[s].load();
+}
+
+}  // namespace eltwise

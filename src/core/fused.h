@@ -1,0 +1,73 @@
+// Runs a chain of element-wise calls (eltwise.fuse's graph, docs/fuse.md) in
+// one pass over memory: the result is cut into blocks, and every step runs on
+// a block before the next block starts, its intermediate results held in
+// per-thread buffers sized to stay in cache. No Python here.
+#ifndef ELTWISE_CORE_FUSED_H_
+#define ELTWISE_CORE_FUSED_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "core/broadcast.h"
+#include "core/dtype.h"
+#include "core/execute.h"
+
+namespace eltwise {
+
+// Where a step's operand comes from.
+struct FusedSource {
+  enum Kind : int { kScalar, kInput, kStep } kind = kScalar;
+  int index = 0;  // into FusedProgram::scalars / inputs / steps (an earlier step)
+};
+
+// A strided array of the program's whole shape (zero strides where broadcast).
+struct FusedView {
+  char* base = nullptr;
+  DType dtype = DType::kBool;
+  int64_t strides[kMaxDims] = {};
+};
+
+struct FusedStep {
+  // The step's kernels, as the unfused call would run them (its a, b and out
+  // are set per block; parallel_bytes is ignored: blocks are the unit of
+  // parallel work).
+  ExecuteArgs args;
+  DType compute = DType::kBool;  // both operands are read in this dtype
+  DType result = DType::kBool;
+  FusedSource x[2];
+  // The step's result: an output (FusedProgram::outputs[dest], of dtype
+  // `result`) or, when dest_output is false, buffer slot `dest` (a slot may
+  // be reused by a later step once no step reads what it held).
+  bool dest_output = false;
+  int dest = 0;
+};
+
+struct FusedProgram {
+  int ndim = 1;
+  int64_t shape[kMaxDims] = {};
+  std::vector<FusedStep> steps;
+  std::vector<const char*> scalars;  // one element of the reading step's compute dtype
+  std::vector<FusedView> inputs;
+  std::vector<FusedView> outputs;
+  int slots = 0;
+  // Elements per block: a block is a run of `block_axis` with every later
+  // axis whole.
+  int64_t block_elements = 4096;
+};
+
+// Whether CastRun converts `from` to `to` exactly as NumPy's cast does, with
+// nothing to report: built-in integers, bool, float32 and float64, except
+// float64 to float32 (which may overflow) and float to integer.
+bool CastIsExact(DType from, DType to);
+
+// Runs `program` on `threads` threads (blocks are the unit of work). Every
+// step's sources must be earlier steps, every cast CastIsExact, every view
+// valid for the program's shape (the caller checks). flags[s] receives the
+// KernelFlags step s met. Results are identical for any thread count and
+// block size. May throw std::bad_alloc (the per-thread buffers) before any
+// element is written.
+void RunFused(const FusedProgram& program, int threads, std::vector<int>* flags);
+
+}  // namespace eltwise
+
+#endif  // ELTWISE_CORE_FUSED_H_

@@ -1,0 +1,193 @@
+#include "python/fused_call.h"
+
+#include <string>
+#include <vector>
+
+#include "core/fused.h"
+#include "kernels/table.h"
+#include "python/arguments.h"
+#include "python/binary_call.h"
+#include "python/delegation.h"
+#include "python/numpy_dtypes.h"
+#include "python/promotion.h"
+#include "python/value_checks.h"
+
+namespace py = pybind11;
+
+namespace eltwise {
+namespace {
+
+// Kernel-table rows are at most this many steps' buffers: far more than a
+// traced graph has, few enough that a bad slot number cannot exhaust memory.
+constexpr int64_t kMaxSlots = 256;
+constexpr int64_t kMaxBlockElements = int64_t{1} << 24;
+constexpr int kMaxThreads = 1024;
+
+int64_t IntAt(const py::tuple& t, size_t i, int64_t lo, int64_t hi, const char* what) {
+  const int64_t v = py::cast<int64_t>(t[i]);
+  if (v < lo || v >= hi) {
+    throw py::value_error("eltwise._fuse_run: " + std::string(what) + " " + std::to_string(v) +
+                          " is out of range");
+  }
+  return v;
+}
+
+// The array `o` as a FusedView of `shape`, checked: native, aligned, that
+// shape, a dtype eltwise computes in (and writeable for an output).
+FusedView ViewOf(py::handle o, const int64_t* shape, int ndim, bool output) {
+  if (!PyArray_Check(o.ptr())) throw py::type_error("eltwise._fuse_run: operands must be arrays");
+  PyArrayObject* a = reinterpret_cast<PyArrayObject*>(o.ptr());
+  bool same = PyArray_NDIM(a) == ndim;
+  for (int i = 0; same && i < ndim; ++i) same = PyArray_DIM(a, i) == shape[i];
+  if (!same) throw py::value_error("eltwise._fuse_run: an operand's shape is not the program's");
+  if (!PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a)) {
+    throw py::value_error("eltwise._fuse_run: operands must be aligned and in native byte order");
+  }
+  if (output && !PyArray_ISWRITEABLE(a)) throw py::value_error("eltwise._fuse_run: read-only out");
+  FusedView v;
+  if (!ToDType(PyArray_DESCR(a), &v.dtype)) {
+    throw py::type_error("eltwise._fuse_run: an operand's dtype is not one eltwise computes in");
+  }
+  v.base = PyArray_BYTES(a);
+  for (int i = 0; i < ndim; ++i) v.strides[i] = PyArray_STRIDE(a, i);
+  return v;
+}
+
+}  // namespace
+
+py::object FuseResolve(const std::string& name, py::handle x1, py::handle x2,
+                       const py::dict& kwargs) {
+  const FunctionInfo* f = FindFunction(name.c_str());
+  if (!f) throw py::value_error("eltwise._fuse_resolve: no binary function named " + name);
+  std::vector<PyObject*> args{x1.ptr(), x2.ptr()};
+  py::list names;
+  for (const auto& kv : kwargs) {
+    names.append(kv.first);
+    args.push_back(kv.second.ptr());
+  }
+  const py::tuple kwnames(names);
+  Options opt;
+  if (!ParseArguments(*f, args.data(), 2, kwargs.empty() ? nullptr : kwnames.ptr(), &opt)) {
+    throw py::error_already_set();
+  }
+  if (opt.out || NeedsDelegation(opt)) return py::none();
+  Operands ops;
+  Resolution r;
+  if (!Resolve(*f, opt, &ops, &r)) throw py::error_already_set();
+  if (r.mixed_signed >= 0 || r.pyint_holders[0] || r.pyint_holders[1] ||
+      RefusesNegativeExponents(r.op, r.compute)) {
+    return py::none();
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (ops.weak[i] == Weak::kNone && ops.dt[i] != r.compute && !CastIsExact(ops.dt[i], r.compute)) {
+      return py::none();
+    }
+  }
+  return py::make_tuple(static_cast<int>(r.op), static_cast<int>(r.compute),
+                        static_cast<int>(r.result));
+}
+
+py::list FuseRun(const py::tuple& steps, const py::list& scalars, const py::list& inputs,
+                 const py::list& outputs, const py::tuple& shape, int64_t block_elements,
+                 int threads) {
+  FusedProgram p;
+  if (shape.size() < 1 || shape.size() > static_cast<size_t>(kMaxDims)) {
+    throw py::value_error("eltwise._fuse_run: the shape must have 1 to 64 dimensions");
+  }
+  p.ndim = static_cast<int>(shape.size());
+  for (int i = 0; i < p.ndim; ++i) {
+    p.shape[i] = py::cast<int64_t>(shape[i]);
+    if (p.shape[i] < 0) throw py::value_error("eltwise._fuse_run: a negative dimension");
+  }
+  if (block_elements < 1 || block_elements > kMaxBlockElements) {
+    throw py::value_error("eltwise._fuse_run: block_elements out of range");
+  }
+  if (threads < 1 || threads > kMaxThreads) {
+    throw py::value_error("eltwise._fuse_run: threads out of range");
+  }
+  p.block_elements = block_elements;
+  // Every object read below stays referenced here until the run ends, though
+  // the caller's lists could change while the GIL is released.
+  std::vector<py::object> keep;
+  for (py::handle o : inputs) {
+    keep.push_back(py::reinterpret_borrow<py::object>(o));
+    p.inputs.push_back(ViewOf(o, p.shape, p.ndim, false));
+  }
+  for (py::handle o : outputs) {
+    keep.push_back(py::reinterpret_borrow<py::object>(o));
+    p.outputs.push_back(ViewOf(o, p.shape, p.ndim, true));
+  }
+  const KernelTable& table = Kernels();
+  const int64_t nscalars = static_cast<int64_t>(scalars.size());
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const py::tuple t = py::cast<py::tuple>(steps[s]);
+    if (t.size() != 9) throw py::value_error("eltwise._fuse_run: a step is a 9-tuple");
+    FusedStep step;
+    const OpId op = static_cast<OpId>(IntAt(t, 0, 0, kNumOps, "op"));
+    step.compute = static_cast<DType>(IntAt(t, 1, 0, kNumDTypes, "dtype"));
+    step.result = static_cast<DType>(IntAt(t, 2, 0, kNumDTypes, "dtype"));
+    const int o = static_cast<int>(op), c = static_cast<int>(step.compute);
+    const bool kernels = table.k[o][c][0] && table.k[o][c][1] && table.k[o][c][2];
+    if (!kernels || step.result != (ReturnsBool(op) ? DType::kBool : step.compute) ||
+        !HasDType(step.compute)) {
+      throw py::value_error("eltwise._fuse_run: no kernel computes that step");
+    }
+    for (int i = 0; i < 2; ++i) {
+      FusedSource& src = step.x[i];
+      src.kind = static_cast<FusedSource::Kind>(IntAt(t, 3 + 2 * i, 0, 3, "source kind"));
+      DType dtype = step.compute;
+      if (src.kind == FusedSource::kScalar) {
+        const int64_t k = IntAt(t, 4 + 2 * i, 0, nscalars, "scalar");
+        // The scalar converted as the step's call converts it.
+        Operands ops;
+        ops.x[i] = scalars[static_cast<size_t>(k)].ptr();
+        ops.weak[i] = WeakKind(ops.x[i]);
+        if (ops.weak[i] == Weak::kNone) {
+          throw py::type_error("eltwise._fuse_run: scalars must be Python bool, int or float");
+        }
+        Ref descr(reinterpret_cast<PyObject*>(DescrOf(step.compute)));
+        if (!descr) throw py::error_already_set();
+        py::object value = py::reinterpret_steal<py::object>(
+            WeakScalarArray(op, ops, i, reinterpret_cast<PyArray_Descr*>(descr.get())));
+        if (!value) throw py::error_already_set();
+        src.index = static_cast<int>(p.scalars.size());
+        p.scalars.push_back(PyArray_BYTES(reinterpret_cast<PyArrayObject*>(value.ptr())));
+        keep.push_back(std::move(value));
+      } else if (src.kind == FusedSource::kInput) {
+        src.index = static_cast<int>(IntAt(t, 4 + 2 * i, 0, static_cast<int64_t>(p.inputs.size()),
+                                           "input"));
+        dtype = p.inputs[src.index].dtype;
+      } else {
+        src.index = static_cast<int>(IntAt(t, 4 + 2 * i, 0, static_cast<int64_t>(s), "step"));
+        dtype = p.steps[src.index].result;
+      }
+      if (dtype != step.compute && !CastIsExact(dtype, step.compute)) {
+        throw py::value_error("eltwise._fuse_run: an operand needs a cast the executor lacks");
+      }
+    }
+    step.dest_output = py::cast<bool>(t[7]);
+    if (step.dest_output) {
+      step.dest = static_cast<int>(IntAt(t, 8, 0, static_cast<int64_t>(p.outputs.size()),
+                                         "output"));
+      if (p.outputs[step.dest].dtype != step.result) {
+        throw py::value_error("eltwise._fuse_run: an output's dtype is not its step's result");
+      }
+    } else {
+      step.dest = static_cast<int>(IntAt(t, 8, 0, kMaxSlots, "slot"));
+      p.slots = std::max(p.slots, step.dest + 1);
+    }
+    const size_t isz = ItemSize(step.compute), osz = ItemSize(step.result);
+    step.args = ArgsFor(table, op, step.compute, nullptr, nullptr, nullptr, isz, osz);
+    p.steps.push_back(step);
+  }
+  std::vector<int> flags;
+  {
+    py::gil_scoped_release release;
+    RunFused(p, threads, &flags);
+  }
+  py::list result;
+  for (int f : flags) result.append(f);
+  return result;
+}
+
+}  // namespace eltwise

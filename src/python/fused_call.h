@@ -1,0 +1,33 @@
+// The private door of eltwise.fuse's executor (python/eltwise/_fuse_run.py):
+// deciding once per traced graph what each of its calls computes, and running
+// the graph's blocks in C++ (core/fused.h) on every call.
+#ifndef ELTWISE_PYTHON_FUSED_CALL_H_
+#define ELTWISE_PYTHON_FUSED_CALL_H_
+
+#include <pybind11/pybind11.h>
+
+namespace eltwise {
+
+// What `eltwise.<name>(x1, x2, **kwargs)` computes: (op, compute dtype,
+// result dtype) as indices of the op and dtype tables, or None when the call
+// takes a path the block executor does not replay (delegation, a mixed-sign
+// or out-of-range comparison, a signed integer power, an operand cast that
+// is not CastIsExact). Raises the call's own error for operands it refuses.
+pybind11::object FuseResolve(const std::string& name, pybind11::handle x1, pybind11::handle x2,
+                             const pybind11::dict& kwargs);
+
+// Runs a program over `shape`: steps are tuples (op, compute, result, kind1,
+// index1, kind2, index2, dest_is_output, dest) with kinds 0 = scalars[index]
+// (a Python bool, int or float, converted as the step's call converts it),
+// 1 = inputs[index], 2 = the result of step `index` (an earlier one); the
+// destination is outputs[dest] or buffer slot `dest`. Inputs and outputs are
+// native, aligned arrays of `shape`. Returns the KernelFlags of each step.
+// Raises ValueError/TypeError for a program or operand that breaks these
+// rules, before anything is written.
+pybind11::list FuseRun(const pybind11::tuple& steps, const pybind11::list& scalars,
+                       const pybind11::list& inputs, const pybind11::list& outputs,
+                       const pybind11::tuple& shape, int64_t block_elements, int threads);
+
+}  // namespace eltwise
+
+#endif  // ELTWISE_PYTHON_FUSED_CALL_H_
