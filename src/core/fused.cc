@@ -140,18 +140,6 @@ struct Block {
   }
 };
 
-// Asks for block b's inputs to be brought towards the cache while the block
-// before it computes (the hardware prefetcher starts each array's run anew).
-void Prefetch(const Work& w, int64_t b) {
-  const Block block(w, b);
-  for (const FusedView& input : w.program->inputs) {
-    const BlockView v = block.ViewOf(w, input);
-    int64_t bytes;
-    if (!ContiguousExtent(v, block.shape, w.ndim, &bytes)) continue;
-    for (int64_t i = 0; i < bytes; i += 64) __builtin_prefetch(v.p + i, 0, 2);
-  }
-}
-
 void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags) {
   const FusedProgram& p = *w.program;
   const int nd = w.ndim;
@@ -216,10 +204,7 @@ void RunBlocks(Work& w) {
     const int64_t b0 = w.next.fetch_add(w.batch, std::memory_order_relaxed);
     if (b0 >= w.blocks) break;
     const int64_t b1 = std::min(w.blocks, b0 + w.batch);
-    for (int64_t b = b0; b < b1; ++b) {
-      if (b + 1 < b1) Prefetch(w, b + 1);
-      RunBlock(w, b, scratch, results, flags);
-    }
+    for (int64_t b = b0; b < b1; ++b) RunBlock(w, b, scratch, results, flags);
   }
   for (size_t s = 0; s < n; ++s) w.flags[s].fetch_or(flags[s], std::memory_order_relaxed);
 }
