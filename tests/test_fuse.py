@@ -372,6 +372,9 @@ def test_cpp_executor_refuses_bad_programs():
         ((good, [], [a], [np.zeros(10, np.float32)], (10,), 0, 1), ValueError),
         ((good, [], [a], [np.zeros(10, np.float32)], (10,), 4, 0), ValueError),
         ((good, [], [a], [np.zeros(10, np.float32)], (), 4, 1), ValueError),
+        ((((0, 0, 0, 1, 0, 1, 0, True, 0),), [], [np.broadcast_to(np.ones(1, bool), (3, 2**61))],
+          [np.lib.stride_tricks.as_strided(np.zeros(1, bool), (3, 2**61), (0, 0))],
+          (3, 2**61), 4, 1), ValueError),  # more elements than the executor counts (bool add)
         ((good, [], [a.astype(np.float16)], [out], (10,), 4, 1), ValueError),
         ((good, [], [[1.0] * 10], [out], (10,), 4, 1), TypeError),
         ((((0, 11, 11, 1, 0, 1, 0),), [], [a], [out], (10,), 4, 1), ValueError),
@@ -394,6 +397,13 @@ def test_cpp_executor_refuses_bad_programs():
                                   {}) is None  # raises on a negative exponent
     with pytest.raises(TypeError):
         _eltwise._fuse_resolve("add", np.ones(1, object), 1, {})
+    r = _eltwise._fuse_result((3, 1 << 18), np.float32)  # from the result pool's sizes
+    assert r.shape == (3, 1 << 18) and r.dtype == np.float32 and r.flags.c_contiguous
+    for shape, dtype, error in [((3,), object, TypeError), ((-1,), np.float32, ValueError),
+                                ((1,) * 65, np.int8, ValueError),
+                                ((2**62, 2**62), np.int8, ValueError)]:
+        with pytest.raises(error):
+            _eltwise._fuse_result(shape, dtype)
 
 
 def test_int8_to_float32_chain_and_scalar_result():

@@ -236,10 +236,12 @@ def fuse(fn=None, /, *, static=()):
     ndarray subclasses) are not fused: fn runs on them as written, unfused, so a dask
     array stays lazy (and operators are then that type's own).
 
-    Running blocks: each block of a node is one eltwise call into a reused buffer; with
-    more than one thread (``eltwise.set_num_threads``) the blocks are as large as the size
-    from which eltwise runs a call on its thread pool, so every thread computes a part of
-    every block. A later step may move this loop into C++ on that pool.
+    Running blocks: each node's kernel runs on cache-sized blocks of the result in C++,
+    with the interpreter's lock released, intermediates in per-thread buffers and the
+    blocks shared among eltwise's threads (``eltwise.set_num_threads``). A graph with a
+    node only the real call can run (a cast to or from float16, bfloat16 or ml_dtypes'
+    small types, a mixed-sign or out-of-range comparison, a signed integer power) runs the
+    same blocks as eltwise calls from Python, slower but with the same bits.
 
     >>> @eltwise.fuse
     ... def normalize(x, mean, inv_std):

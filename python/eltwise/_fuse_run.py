@@ -359,13 +359,15 @@ def _run_blocks(graph, plan, values, dests, node_values, current, hits):
             if not isinstance(v, np.ndarray) or v.ndim == 0:
                 sources.append((0, v))  # a scalar keeps its own promotion (weak or not)
                 continue
-            if x == 2:
-                v = v.reshape(n.x2_shape)  # pdpd: x2's dimensions at axis (adds ones only)
-            sources.append((1, np.broadcast_to(v, shape)))
+            if v.shape != shape:
+                if x == 2:
+                    v = v.reshape(n.x2_shape)  # pdpd: x2's dimensions at axis (adds ones only)
+                v = np.broadcast_to(v, shape)
+            sources.append((1, v))
         positions = plan.out_pos.get(j, [])
         for p in positions:
             if dests[p] is None:
-                dests[p] = np.empty(shape, n.dtype)
+                dests[p] = _eltwise._fuse_result(shape, n.dtype)
         direct = positions[0] if positions and dests[positions[0]].dtype == n.dtype else None
         copies = [dests[p] for p in positions if p != direct]
         if direct is not None:

@@ -4,12 +4,14 @@
 #include <vector>
 
 #include "core/fused.h"
+#include "core/thread_pool.h"
 #include "kernels/table.h"
 #include "python/arguments.h"
 #include "python/binary_call.h"
 #include "python/delegation.h"
 #include "python/numpy_dtypes.h"
 #include "python/promotion.h"
+#include "python/result_memory.h"
 #include "python/value_checks.h"
 
 namespace py = pybind11;
@@ -95,9 +97,15 @@ py::list FuseRun(const py::tuple& steps, const py::list& scalars, const py::list
     throw py::value_error("eltwise._fuse_run: the shape must have 1 to 64 dimensions");
   }
   p.ndim = static_cast<int>(shape.size());
+  // The size bounds every product of dimensions RunFused forms (broadcast
+  // views can have any shape, so it is not bounded by memory).
+  int64_t size = 1;
   for (int i = 0; i < p.ndim; ++i) {
     p.shape[i] = py::cast<int64_t>(shape[i]);
     if (p.shape[i] < 0) throw py::value_error("eltwise._fuse_run: a negative dimension");
+    if (__builtin_mul_overflow(size, p.shape[i], &size) || size > (int64_t{1} << 62)) {
+      throw py::value_error("eltwise._fuse_run: the shape has too many elements");
+    }
   }
   if (block_elements < 1 || block_elements > kMaxBlockElements) {
     throw py::value_error("eltwise._fuse_run: block_elements out of range");
@@ -188,6 +196,33 @@ py::list FuseRun(const py::tuple& steps, const py::list& scalars, const py::list
   py::list result;
   for (int f : flags) result.append(f);
   return result;
+}
+
+py::object FuseResult(const py::tuple& shape, const py::handle dtype) {
+  PyArray_Descr* descr = nullptr;
+  if (!PyArray_DescrConverter(dtype.ptr(), &descr)) throw py::error_already_set();
+  Ref descr_ref(reinterpret_cast<PyObject*>(descr));
+  DType t;
+  if (!ToDType(descr, &t)) throw py::type_error("eltwise._fuse_result: not a dtype eltwise computes in");
+  if (shape.size() > static_cast<size_t>(kMaxDims)) {
+    throw py::value_error("eltwise._fuse_result: more than 64 dimensions");
+  }
+  npy_intp dims[kMaxDims];
+  const int nd = static_cast<int>(shape.size());
+  for (int i = 0; i < nd; ++i) {
+    dims[i] = py::cast<npy_intp>(shape[i]);
+    if (dims[i] < 0) throw py::value_error("eltwise._fuse_result: a negative dimension");
+  }
+  bool new_pages = false;
+  Py_INCREF(descr);  // NewResultArray steals it
+  PyObject* a = NewResultArray(descr, nd, dims, nullptr, &new_pages);
+  if (!a) throw py::error_already_set();
+  const size_t bytes = static_cast<size_t>(PyArray_NBYTES(reinterpret_cast<PyArrayObject*>(a)));
+  if (new_pages && ThreadPool::Get().threads() > 1 && bytes >= (size_t{1} << 19)) {
+    py::gil_scoped_release release;
+    FaultInPages(PyArray_BYTES(reinterpret_cast<PyArrayObject*>(a)), bytes);
+  }
+  return py::reinterpret_steal<py::object>(a);
 }
 
 }  // namespace eltwise

@@ -28,6 +28,12 @@ pybind11::list FuseRun(const pybind11::tuple& steps, const pybind11::list& scala
                        const pybind11::list& inputs, const pybind11::list& outputs,
                        const pybind11::tuple& shape, int64_t block_elements, int threads);
 
+// A new C-ordered array of `shape` and `dtype` for a fused result, from the
+// memory large unfused results take (result_memory.h: reused large buffers,
+// new pages faulted in on every thread), so a fused call allocates as the
+// unfused calls do.
+pybind11::object FuseResult(const pybind11::tuple& shape, pybind11::handle dtype);
+
 }  // namespace eltwise
 
 #endif  // ELTWISE_PYTHON_FUSED_CALL_H_

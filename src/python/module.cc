@@ -236,6 +236,7 @@ PYBIND11_MODULE(_eltwise, m) {
         py::arg("kwargs"));
   m.def("_fuse_run", &FuseRun, py::arg("steps"), py::arg("scalars"), py::arg("inputs"),
         py::arg("outputs"), py::arg("shape"), py::arg("block_elements"), py::arg("threads"));
+  m.def("_fuse_result", &FuseResult, py::arg("shape"), py::arg("dtype"));
   m.def("set_result_pool_limit", &SetResultPoolLimitChecked, py::arg("nbytes"),
         "Sets how many bytes of freed large results (32 MiB and up) eltwise keeps for reuse and\n"
         "frees what no longer fits. 0 turns the pool off: large results then take NumPy's memory.");
