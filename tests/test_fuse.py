@@ -194,7 +194,7 @@ def small_blocks(monkeypatch, request):
     monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", 48)
     monkeypatch.setattr(_fuse_run, "POOL_BYTES", 96)
     if request.param == "python":
-        monkeypatch.setattr(_fuse_run, "_native_program", lambda plan, steps: None)
+        monkeypatch.setattr(_fuse_run._Native, "run", lambda self, *args: False)
 
 
 SHAPES = [(7,), (3, 5), (2, 3, 4), (2, 3, 2, 5)]
@@ -306,14 +306,14 @@ def test_large_chain_many_blocks():
 def native_runs(monkeypatch):
     """A list that counts the C++ block executor's runs from here on."""
     runs = []
-    real = _fuse_run._native_program
+    real = _fuse_run._Native.run
 
-    def spy(plan, steps):
-        program = real(plan, steps)
-        runs.append(program is not None)
-        return program
+    def spy(self, *args):
+        ran = real(self, *args)
+        runs.append(ran)
+        return ran
 
-    monkeypatch.setattr(_fuse_run, "_native_program", spy)
+    monkeypatch.setattr(_fuse_run._Native, "run", spy)
     return runs
 
 

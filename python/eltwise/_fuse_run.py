@@ -130,7 +130,9 @@ class Plan:
         # one of them takes a path only the real call takes (see _eltwise._fuse_resolve).
         resolved = [_eltwise._fuse_resolve(nodes[j].name, *nodes[j].probes, nodes[j].kwargs)
                     for j in self.blocked]
-        self.native = None if None in resolved else resolved
+        self.native = None
+        if None not in resolved and all(len(self.out_pos.get(j, ())) <= 1 for j in self.blocked):
+            self.native = _Native(graph, self, resolved)
 
 
 def _node_operands(n):
@@ -305,41 +307,89 @@ def _execute(graph, plan, values, dests, current, hits):
     return node_values
 
 
-def _native_program(plan, steps):
-    """The C++ executor's program of the blocked steps (see _eltwise._fuse_run), or None
-    where a step needs what only the Python loop does: a copy of its result to an out of
-    another dtype, or an operand that is not native and aligned."""
-    program, scalars, inputs, outputs = [], [], [], []
-    index = {j: s for s, (j, *_) in enumerate(steps)}
-    for resolved, (j, call, s1, s2, direct, buffer, copies) in zip(plan.native, steps):
-        if copies or (direct is None and j in plan.out_pos):
-            return None
-        sources = []
-        for kind, v in (s1, s2):
-            if kind == 2:
-                sources += [2, index[v]]
-            elif kind == 0 and type(v) in (bool, int, float):
-                sources += [0, len(scalars)]
-                scalars.append(v)
+class _Native:
+    """A graph's program for the C++ block executor (``_eltwise._fuse_run``), found once:
+    every call only fetches its operands into the lists the program indexes."""
+
+    def __init__(self, graph, plan, resolved):
+        """resolved: (op, compute dtype, result dtype) of each blocked node, in order."""
+        nodes, blocked = graph.nodes, set(plan.blocked)
+        step_of = {j: s for s, j in enumerate(plan.blocked)}
+        self.scalars = []  # refs of Python scalar operands
+        self.inputs = []   # (ref, shape to reshape to or None, broadcast to the shape?)
+        self.outputs = []  # (node, output position)
+        program = []
+        for kernel, j in zip(resolved, plan.blocked):
+            n = nodes[j]
+            sources = []
+            for x, ref, d, shape in ((1, n.x1, n.dtypes[0], n.shapes[0]),
+                                     (2, n.x2, n.dtypes[1], n.shapes[1])):
+                if ref[0] == NODE and ref[1] in blocked:
+                    sources += [2, step_of[ref[1]]]
+                elif d is None:  # a Python scalar: weak, converted as the call converts it
+                    sources += [0, len(self.scalars)]
+                    self.scalars.append(ref)
+                else:  # an array, NumPy scalar or 0-d array: strong, read as an array
+                    shape = tuple(shape)
+                    reshape = tuple(n.x2_shape) if x == 2 and shape != plan.shape else None
+                    sources += [1, len(self.inputs)]
+                    self.inputs.append((ref, reshape, shape != plan.shape))
+            positions = plan.out_pos.get(j, [])
+            if positions:
+                dest = (True, len(self.outputs))
+                self.outputs.append((j, positions[0]))
             else:
-                if kind == 0:  # a NumPy scalar or 0-d array: strong, read as an array
-                    v = np.broadcast_to(np.asarray(v), plan.shape)
-                if not (v.flags.aligned and v.dtype.isnative):
-                    return None
-                sources += [1, len(inputs)]
-                inputs.append(v)
-        if direct is not None:
-            if not (direct.flags.aligned and direct.dtype.isnative):
-                return None
-            dest = (True, len(outputs))
-            outputs.append(direct)
-        else:
-            dest = (False, buffer)
-        program.append((*resolved, *sources, *dest))
-    return tuple(program), scalars, inputs, outputs
+                dest = (False, plan.buffer[j])
+            program.append((*kernel, *sources, *dest))
+        self.program = tuple(program)
+        self.dtypes = [nodes[j].dtype for j, _ in self.outputs]
+
+    def run(self, plan, values, dests, node_values, hits):
+        """Runs the blocks; False, having written nothing, where this call's operands need
+        the Python loop (an operand or out that is not aligned and native, an out of
+        another dtype than its node, a Python scalar of a subclass)."""
+        def fetch(ref):
+            kind, i = ref
+            return values[i] if kind == ARG else i if kind == CONST else node_values[i]
+
+        scalars = [fetch(ref) for ref in self.scalars]
+        if any(type(v) not in (bool, int, float) for v in scalars):
+            return False
+        inputs = []
+        for ref, reshape, broadcast in self.inputs:
+            v = fetch(ref)
+            if broadcast:
+                v = np.asarray(v)
+                if reshape is not None:
+                    v = v.reshape(reshape)  # pdpd: x2's dimensions at axis (adds ones only)
+                v = np.broadcast_to(v, plan.shape)
+            if not (v.flags.aligned and v.dtype.isnative):
+                return False
+            inputs.append(v)
+        outputs = []
+        for (j, p), dtype in zip(self.outputs, self.dtypes):
+            d = dests[p]
+            if d is not None and not (d.dtype == dtype and d.flags.aligned):
+                return False
+            outputs.append(d)
+        for k, ((j, p), dtype) in enumerate(zip(self.outputs, self.dtypes)):
+            if outputs[k] is None:
+                outputs[k] = dests[p] = _eltwise._fuse_result(plan.shape, dtype)
+            node_values[j] = outputs[k]
+        # Blocks are the unit of parallel work: one thread runs a block's whole chain.
+        threads = _eltwise.get_num_threads()
+        flags = _eltwise._fuse_run(self.program, scalars, inputs, outputs, plan.shape,
+                                   block_elements(plan, 1),
+                                   threads if plan.size * plan.max_itemsize * 3 >= POOL_BYTES
+                                   else 1)
+        if hits is not None:
+            hits.extend(j for j, f in zip(plan.blocked, flags) if f & 1)
+        return True
 
 
 def _run_blocks(graph, plan, values, dests, node_values, current, hits):
+    if plan.native is not None and plan.native.run(plan, values, dests, node_values, hits):
+        return
     nodes, shape = graph.nodes, plan.shape
 
     def value(ref):
@@ -375,15 +425,6 @@ def _run_blocks(graph, plan, values, dests, node_values, current, hits):
         steps.append((j, plan.calls_block[j], sources[0], sources[1],
                       None if direct is None else dests[direct], plan.buffer[j], copies))
     threads = _eltwise.get_num_threads()
-    native = None if plan.native is None else _native_program(plan, steps)
-    if native is not None:
-        # Blocks are the unit of parallel work: one thread runs a block's whole chain.
-        size = plan.size * plan.max_itemsize * 3
-        flags = _eltwise._fuse_run(*native, shape, block_elements(plan, 1),
-                                   threads if size >= POOL_BYTES else 1)
-        if hits is not None:
-            hits.extend(j for (j, *_), f in zip(steps, flags) if f & 1)
-        return
     k, c = split(shape, block_elements(plan, threads))
     buffers = [np.empty((c,) + shape[k + 1:], d) for d in plan.buffer_dtypes]
     block = [None] * len(nodes)
