@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 
 #include "core/cast.h"
@@ -211,6 +212,61 @@ void RunBlocks(Work& w) {
 
 void RunTask(void* ctx) { RunBlocks(*static_cast<Work*>(ctx)); }
 
+// 64-byte aligned memory.
+char* AllocateAligned(size_t bytes) {
+  return static_cast<char*>(::operator new(bytes, std::align_val_t{64}));
+}
+void FreeAligned(char* p) { ::operator delete(p, std::align_val_t{64}); }
+
+// The buffers of a run. The last run's memory is kept (up to kKeptScratch
+// bytes) and reused by the next run that fits while no other run holds it:
+// a chain called in a loop then takes no new pages, where fresh memory (the
+// allocator maps and unmaps blocks this large) faults on every page's first
+// touch, which costs more than a small chain's kernels.
+constexpr size_t kKeptScratch = size_t{16} << 20;
+std::mutex g_kept_mutex;
+char* g_kept = nullptr;  // guarded by g_kept_mutex, as are the two below
+size_t g_kept_bytes = 0;
+bool g_kept_busy = false;
+
+class Scratch {
+ public:
+  explicit Scratch(size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(g_kept_mutex);
+      if (!g_kept_busy && bytes <= kKeptScratch) {
+        if (g_kept_bytes < bytes) {
+          if (g_kept) FreeAligned(g_kept);
+          g_kept = nullptr;
+          g_kept_bytes = 0;
+          g_kept = AllocateAligned(bytes);  // may throw, leaving nothing kept
+          g_kept_bytes = bytes;
+        }
+        g_kept_busy = true;
+        p_ = g_kept;
+        kept_ = true;
+        return;
+      }
+    }
+    p_ = AllocateAligned(bytes);
+  }
+  ~Scratch() {
+    if (!kept_) {
+      FreeAligned(p_);
+      return;
+    }
+    std::lock_guard<std::mutex> lock(g_kept_mutex);
+    g_kept_busy = false;
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  char* get() const { return p_; }
+
+ private:
+  char* p_ = nullptr;
+  bool kept_ = false;
+};
+
 }  // namespace
 
 bool CastIsExact(DType from, DType to) {
@@ -245,9 +301,7 @@ void RunFused(const FusedProgram& p, int threads, std::vector<int>* flags) {
   size_t out_bytes = 0;
   for (const FusedView& v : p.outputs) out_bytes += static_cast<size_t>(size) * ItemSize(v.dtype);
   w.stream = out_bytes >= kStreamBytes;
-  std::unique_ptr<char[], void (*)(char*)> scratch(
-      static_cast<char*>(::operator new(w.thread_bytes * w.threads, std::align_val_t{64})),
-      [](char* q) { ::operator delete(q, std::align_val_t{64}); });
+  Scratch scratch(w.thread_bytes * w.threads);
   w.scratch = scratch.get();
   w.results.resize(p.steps.size() * w.threads);
   w.thread_flags.assign(p.steps.size() * w.threads, 0);
