@@ -294,8 +294,9 @@ def test_per_channel_normalization(threads):
 
 def test_large_chain_many_blocks():
     """A chain over more than one block at the real block size, on each thread count."""
+    assert 300_001 * 4 > 2 * _fuse_run.BLOCK_BYTES
     rng = np.random.default_rng(2)
-    a, b, c, d, e = (rng.standard_normal(70_001).astype(np.float32) for _ in range(5))
+    a, b, c, d, e = (rng.standard_normal(300_001).astype(np.float32) for _ in range(5))
     f = eltwise.fuse(lambda a, b, c, d, e: ((a - b) * c + d) / e)
     exp = eltwise.divide(eltwise.add(eltwise.multiply(eltwise.subtract(a, b), c), d), e)
     for threads in (1, 2):
@@ -323,6 +324,7 @@ def test_common_chains_run_on_the_cpp_executor(dt, monkeypatch):
     """Chains of one dtype with Python scalars, per-channel parameters, a comparison and
     an int8 -> float32 widening run on the C++ executor (not the Python block loop)."""
     runs = native_runs(monkeypatch)
+    monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", 16384)  # several blocks
     rng = np.random.default_rng(3)
     x = (rng.standard_normal((4, 8, 3000)) * 20).astype(dt)
     m = (rng.standard_normal(8) * 5).astype(dt)

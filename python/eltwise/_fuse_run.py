@@ -21,8 +21,10 @@ call would give it, so every element of every result has the unfused bits.
   from float16, bfloat16 and ml_dtypes' small types, float64 to float32), and whose
   outputs are native arrays of their node's dtype. Every other graph runs on the Python
   loop below, whose every node is the real eltwise call on views of the block.
-- Block size: a node's block is at most BLOCK_BYTES, so a chain's buffers stay in L2. On
-  the Python loop with more threads, every node's block is made POOL_BYTES large (the size
+- Block size: a node's block is at most BLOCK_BYTES: large, so that each operand is read
+  from memory in long runs (a chain that switches operands every few KiB waits on memory
+  at every switch), yet small enough that a chain's buffers stay in the last-level cache
+  (docs/benchmarks/chains has the block sizes measured). On the Python loop with more threads, every node's block is made POOL_BYTES large (the size
   from which eltwise releases the GIL and runs a call on its thread pool, docs/semantics.md,
   "Runtime"), so eltwise's own threads split each block.
 - Value errors before writing: when ``out`` is given and a node may raise on values (a
@@ -51,7 +53,7 @@ from . import _eltwise
 from ._names import DTYPE_TABLE, names_where
 from ._trace import ARG, CONST, NODE
 
-BLOCK_BYTES = 64 * 1024
+BLOCK_BYTES = 512 * 1024
 POOL_BYTES = 512 * 1024
 _DIVIDES = frozenset(names_where(divides_integers=True))
 # Signed integer dtypes: power raises on a negative exponent in these.
