@@ -50,8 +50,8 @@ struct FusedProgram {
   std::vector<FusedView> inputs;
   std::vector<FusedView> outputs;
   int slots = 0;
-  // Elements per block: a block is a run of `block_axis` with every later
-  // axis whole.
+  // The most elements a block has where the shape allows: a block is a run
+  // of one axis with every later axis whole (at least one index of it).
   int64_t block_elements = 4096;
 };
 

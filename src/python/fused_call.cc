@@ -19,8 +19,8 @@ namespace py = pybind11;
 namespace eltwise {
 namespace {
 
-// Kernel-table rows are at most this many steps' buffers: far more than a
-// traced graph has, few enough that a bad slot number cannot exhaust memory.
+// Buffer slots a program may name: far more than a traced graph needs, few
+// enough that a bad slot number cannot exhaust memory.
 constexpr int64_t kMaxSlots = 256;
 constexpr int64_t kMaxBlockElements = int64_t{1} << 24;
 constexpr int kMaxThreads = 1024;
