@@ -137,6 +137,13 @@ class Plan:
             self.native = _Native(graph, self, resolved)
 
 
+def _value(ref, values, node_values):
+    """The operand a reference names on this call: fn's argument, a constant, a node's
+    value."""
+    kind, i = ref
+    return values[i] if kind == ARG else i if kind == CONST else node_values[i]
+
+
 def _node_operands(n):
     return [i for kind, i in (n.x1, n.x2) if kind == NODE]
 
@@ -287,11 +294,10 @@ def _execute(graph, plan, values, dests, current, hits):
     node_values = [None] * len(graph.nodes)
     # One block holds the whole result: every node is one whole call, as unfused.
     single = plan.blocked and plan.size <= block_elements(plan, _eltwise.get_num_threads())
-    for j, call, (k1, r1), (k2, r2), positions in (
-            plan.steps_all if single else plan.steps_whole):
+    for j, call, x1, x2, positions in plan.steps_all if single else plan.steps_whole:
         current[0] = j
-        a = values[r1] if k1 == ARG else r1 if k1 == CONST else node_values[r1]
-        b = values[r2] if k2 == ARG else r2 if k2 == CONST else node_values[r2]
+        a = _value(x1, values, node_values)
+        b = _value(x2, values, node_values)
         first = dests[positions[0]] if positions else None
         if first is not None and (first.dtype == graph.nodes[j].dtype
                                   or j not in plan.consumed):
@@ -350,16 +356,12 @@ class _Native:
         """Runs the blocks; False, having written nothing, where this call's operands need
         the Python loop (an operand or out that is not aligned and native, an out of
         another dtype than its node, a Python scalar of a subclass)."""
-        def fetch(ref):
-            kind, i = ref
-            return values[i] if kind == ARG else i if kind == CONST else node_values[i]
-
-        scalars = [fetch(ref) for ref in self.scalars]
+        scalars = [_value(ref, values, node_values) for ref in self.scalars]
         if any(type(v) not in (bool, int, float) for v in scalars):
             return False
         inputs = []
         for ref, reshape, broadcast in self.inputs:
-            v = fetch(ref)
+            v = _value(ref, values, node_values)
             if broadcast:
                 v = np.asarray(v)
                 if reshape is not None:
@@ -394,10 +396,6 @@ def _run_blocks(graph, plan, values, dests, node_values, current, hits):
         return
     nodes, shape = graph.nodes, plan.shape
 
-    def value(ref):
-        kind, i = ref
-        return values[i] if kind == ARG else i if kind == CONST else node_values[i]
-
     blocked = set(plan.blocked)
     steps = []
     for j in plan.blocked:
@@ -407,7 +405,7 @@ def _run_blocks(graph, plan, values, dests, node_values, current, hits):
             if ref[0] == NODE and ref[1] in blocked:
                 sources.append((2, ref[1]))
                 continue
-            v = value(ref)
+            v = _value(ref, values, node_values)
             if not isinstance(v, np.ndarray) or v.ndim == 0:
                 sources.append((0, v))  # a scalar keeps its own promotion (weak or not)
                 continue
