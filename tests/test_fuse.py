@@ -189,12 +189,14 @@ def unfused(steps, outputs, args):
 @pytest.fixture(params=["native", "python"])
 def small_blocks(monkeypatch, request):
     """Blocks of a few elements, so small arrays run in many blocks, partial ones too; on
-    the C++ block executor where the graph allows it ("native"), and on the Python block
-    loop that runs every other graph ("python")."""
+    the C++ block executor where the graph allows it ("native": a signature's first call
+    from Python, the next ones through the fused function's C++ door where it runs them),
+    and on the Python block loop that runs every other graph ("python")."""
     monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", 48)
     monkeypatch.setattr(_fuse_run, "POOL_BYTES", 96)
     if request.param == "python":
         monkeypatch.setattr(_fuse_run._Native, "run", lambda self, *args: False)
+        monkeypatch.setattr(_fuse_run, "FAST", False)  # every call through the Python loop
 
 
 SHAPES = [(7,), (3, 5), (2, 3, 4), (2, 3, 2, 5)]
@@ -475,6 +477,267 @@ def test_traced_once_per_signature():
     f(a.astype(np.float64), 2.0)
     assert len(calls) == 4
     assert list(f(a, 3.0)) == [4.0] * 4
+
+
+def door_calls(monkeypatch):
+    """A list that counts the calls that reach Python (``_fuse_run.run``) from here on:
+    the others ran in the fused function's C++ door."""
+    calls = []
+    real = _fuse_run.run
+
+    def spy(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(_fuse_run, "run", spy)
+    return calls
+
+
+E = eltwise
+
+
+def _two_results_out_of_order(x, y):
+    product = E.multiply(x, y)  # computed first, returned second
+    return E.subtract(x, y), product
+
+
+# (fn, argument maker): arrays of several dtypes, numpy and pdpd broadcasting, Python
+# scalars of each kind, constants captured by fn, tuple results in any order. Written with
+# eltwise's functions, so that fn on arrays is the unfused reference.
+DOOR_CASES = [
+    (lambda a, b, c, d, e: E.maximum(E.add(E.multiply(E.subtract(a, b), c), d), e),
+     lambda rng, dt: [rng_array(rng, dt, (5, 7)) for _ in range(5)]),
+    (lambda x, m, s, t: E.add(E.multiply(E.subtract(x, m, broadcast="pdpd", axis=1), s), t),
+     lambda rng, dt: [rng_array(rng, dt, (2, 3, 4)), rng_array(rng, dt, (3,)), 2.5, -3]),
+    (lambda x, row, col, flag: (E.multiply(E.add(x, row), col),
+                                E.bitwise_and(E.greater(x, row), flag)),
+     lambda rng, dt: [rng_array(rng, dt, (4, 6)), rng_array(rng, dt, (1, 6)),
+                      rng_array(rng, dt, (4, 1)), True]),
+    (lambda x, y: (E.subtract(E.maximum(x, y), CONST_ROW), E.subtract(E.multiply(x, 3), 1.5)),
+     lambda rng, dt: [rng_array(rng, dt, (3, 5)), rng_array(rng, dt, (5,))]),
+    (_two_results_out_of_order,
+     lambda rng, dt: [rng_array(rng, dt, (9,)), rng_array(rng, dt, (9,))]),
+    (lambda a, b, c: E.multiply(E.divide(E.subtract(a, b), c), c),  # integer division
+     lambda rng, dt: [rng_array(rng, dt, (8,)) for _ in range(3)]),  # reports: not the door
+]
+CONST_ROW = np.arange(5, dtype=np.float32)
+
+
+def rng_array(rng, dt, shape):
+    dt = np.dtype(dt)
+    if dt.kind == "f":
+        return (rng.standard_normal(shape) * 10).astype(dt)
+    return rng.integers(-50 if dt.kind == "i" else 0, 50, shape).astype(dt)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.uint8],
+                         ids=lambda d: np.dtype(d).name)
+def test_door_runs_registered_signatures(dt, monkeypatch):
+    """A signature's calls after the first run in the fused function's C++ door, not in
+    Python, with the unfused bits, on every target and thread count; new arrays of the
+    same signature (other values, strides) are read as they are."""
+    calls = door_calls(monkeypatch)
+    rng = np.random.default_rng(11)
+    for fn, make in DOOR_CASES:
+        f = eltwise.fuse(fn)
+        args = make(rng, dt)
+        with np.errstate(all="ignore"):
+            exp = fn(*args)
+            assert_bits(f(*args), exp)
+            door = np.dtype(dt).kind == "f" or fn is not DOOR_CASES[-1][0]
+            assert len(calls) == 1 and eltwise._eltwise._fuse_entries(f) == int(door), fn
+            for target in TARGETS:
+                eltwise.set_target(target)
+                for threads in (1, 2):
+                    eltwise.set_num_threads(threads)
+                    assert_bits(f(*args), exp)
+            assert len(calls) == (1 if door else 1 + 2 * len(TARGETS)), fn
+            calls.clear()
+            # Other values, and strided views of the same shapes: still the door.
+            other = [rng_array(rng, dt, a.shape) if isinstance(a, np.ndarray) else a
+                     for a in make(rng, dt)]
+            strided = [np.repeat(a, 2, axis=-1)[..., ::2] if isinstance(a, np.ndarray)
+                       and a.ndim else a for a in other]
+            assert_bits(f(*other), fn(*other))
+            assert_bits(f(*strided), fn(*other))
+            assert len(calls) == (0 if door else 2)
+        calls.clear()
+
+
+def test_door_large_chain_on_threads(monkeypatch):
+    """A large chain through the door: the GIL released, blocks on every thread."""
+    calls = door_calls(monkeypatch)
+    rng = np.random.default_rng(5)
+    a, b, c = (rng.standard_normal(700_001).astype(np.float32) for _ in range(3))
+    f = eltwise.fuse(lambda a, b, c: (a - b) * c + 0.25)
+    exp = eltwise.add(eltwise.multiply(eltwise.subtract(a, b), c), 0.25)
+    for threads in (1, 2, 1, 2):
+        eltwise.set_num_threads(threads)
+        assert_bits(f(a, b, c), exp)
+    assert len(calls) == 1
+
+
+def test_door_leaves_other_calls_to_python(monkeypatch):
+    """Calls the door does not run reach Python and give the unfused results, errors and
+    warnings: a new signature, out=, keywords, an unaligned or byte-swapped array, a NumPy
+    scalar, an ndarray subclass, a float beyond float32, a Python int of another range."""
+    calls = door_calls(monkeypatch)
+    f = eltwise.fuse(lambda x, s: (x + s) * s)
+    x = np.arange(12, dtype=np.float32)
+    assert_bits(f(x, 2.0), eltwise.multiply(eltwise.add(x, 2.0), 2.0))
+    assert len(calls) == 1
+    f(x, 3.0)
+    assert len(calls) == 1
+
+    def reaches_python(*args, **kwargs):
+        before = len(calls)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = f(*args, **kwargs)
+        assert len(calls) == before + 1, (args, kwargs)
+        return got, [str(w.message) for w in caught]
+
+    out = np.empty(12, np.float32)
+    got, _ = reaches_python(x, 2.0, out=out)
+    assert got is out and list(out) == list((x + 2) * 2)
+    got, _ = reaches_python(x, s=2.0)
+    assert_bits(got, eltwise.multiply(eltwise.add(x, 2.0), 2.0))
+    raw = np.zeros(12 * 4 + 1, np.uint8)
+    unaligned = raw[1:].view(np.float32)
+    unaligned[:] = x
+    assert not unaligned.flags.aligned
+    got, _ = reaches_python(unaligned, 2.0)
+    assert_bits(got, eltwise.multiply(eltwise.add(x, 2.0), 2.0))
+    swapped = x.astype(">f4")
+    got, _ = reaches_python(swapped, 2.0)
+    assert_bits(got, eltwise.multiply(eltwise.add(swapped, 2.0), 2.0))
+    got, _ = reaches_python(x, np.float32(2.0))
+    assert_bits(got, eltwise.multiply(eltwise.add(x, np.float32(2.0)), np.float32(2.0)))
+    assert isinstance(f(x.view(np.matrix), 2.0), np.matrix)  # its own semantics, unfused
+    got, fused_warnings = reaches_python(x, 1e300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exp = eltwise.multiply(eltwise.add(x, 1e300), 1e300)
+    assert fused_warnings == [str(w.message) for w in caught] == ["overflow encountered in cast"] * 2
+    assert_bits(got, exp)
+    assert_bits(f(x, 2.0), eltwise.multiply(eltwise.add(x, 2.0), 2.0))  # the door again
+    assert_bits(f(x, float("inf")), eltwise.multiply(eltwise.add(x, np.inf), np.inf))
+    n = len(calls)
+    g = eltwise.fuse(lambda x, s: x + s)
+    i8 = np.arange(5, dtype=np.int8)
+    g(i8, 100)
+    g(i8, 101)
+    assert len(calls) == n + 1
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        g(i8, 1000)  # another bit length: another signature, the unfused error
+    assert list(g(i8, -128)) == [-128, -127, -126, -125, -124]
+
+
+def test_door_object():
+    """What fuse returns: fn's name, signature and docstring, a method in a class, pickled
+    by reference like a function, collected with its cycle to the implementation."""
+    import gc
+    import pickle
+    import weakref
+
+    assert module_level_fused.__name__ == "module_level_fused"
+    assert module_level_fused.__doc__ == "A fused function at module level."
+    assert "out=None" in str(module_level_fused.__signature__)
+    assert repr(module_level_fused).startswith("<eltwise.fuse of <function module_level_fused")
+    assert pickle.loads(pickle.dumps(module_level_fused)) is module_level_fused
+    x = np.arange(4.0)
+    assert_bits(module_level_fused(x), x * 2 + 1)
+
+    class Model:
+        scale = 3.0
+
+        @eltwise.fuse
+        def apply(self, x):
+            return x * 3.0
+
+    assert_bits(Model().apply(x), x * 3.0)
+    assert_bits(Model().apply(x), x * 3.0)
+    f = eltwise.fuse(lambda x: x + 1)
+    f(x)
+    f(x)
+    ref = weakref.ref(f)
+    del f
+    gc.collect()
+    assert ref() is None
+
+
+def module_level_fused(x):
+    """A fused function at module level."""
+    return x * 2 + 1
+
+
+module_level_fused = eltwise.fuse(module_level_fused)
+
+
+def test_door_refuses_bad_registrations():
+    """The private door's registration checks everything before it keeps anything."""
+    remember = eltwise._eltwise._fuse_remember
+    f = eltwise.fuse(lambda a, b: a + b)
+    f32 = np.dtype(np.float32)
+    add = (0, 11, 11, 1, 0, 1, 1, True, 0)  # add, float32: inputs 0 and 1 into output 0
+    ok = dict(arg_specs=((0, (3,), f32), (0, (3,), f32)), steps=(add,), scalars=(),
+              inputs=((0, None, None), (1, None, None)), outputs=((f32, 0),), shape=(3,),
+              block_elements=64, tuple_result=False)
+    remember(f, **ok)
+    assert eltwise._eltwise._fuse_entries(f) == 1
+    add_op = eltwise._eltwise._fuse_resolve("add", np.ones(1, f32), np.ones(1, f32), {})
+    assert tuple(add[:3]) == add_op
+    bad = [
+        (dict(arg_specs=((7,),)), ValueError),
+        (dict(arg_specs=((3, False, 64), (0, (3,), f32))), ValueError),
+        (dict(arg_specs=((0, (3,), np.dtype(object)), (0, (3,), f32))), TypeError),
+        (dict(arg_specs=((0, (-3,), f32), (0, (3,), f32))), ValueError),
+        (dict(inputs=((2, None, None), (1, None, None))), ValueError),
+        (dict(inputs=((0, None, None), (1, None, (1,)))), ValueError),
+        (dict(inputs=((0, None, None), (-1, [1.0, 2.0, 3.0], None))), TypeError),
+        (dict(arg_specs=((0, (3,), f32), (1,)), inputs=((0, None, None), (1, None, None))),
+         ValueError),
+        (dict(scalars=((0, None),)), ValueError),
+        (dict(scalars=((-1, "s"),)), TypeError),
+        (dict(scalars=((-1, 2**70),)), TypeError),
+        (dict(outputs=((f32, 1),)), ValueError),
+        (dict(outputs=((f32, 0), (f32, 0)), tuple_result=True), ValueError),
+        (dict(outputs=((f32, 0), (f32, 1)), tuple_result=True), ValueError),  # one unwritten
+        (dict(outputs=((np.dtype(np.float64), 0),)), ValueError),
+        (dict(steps=((0, 11, 11, 1, 0, 1, 5, True, 0),)), ValueError),
+        (dict(steps=((0, 11, 11, 1, 0, 1, 1, False, 0),)), ValueError),  # output unwritten
+        (dict(shape=(4,)), ValueError),
+        (dict(shape=()), ValueError),
+        (dict(block_elements=0), ValueError),
+    ]
+    for change, error in bad:
+        with pytest.raises(error):
+            remember(f, **{**ok, **change})
+    with pytest.raises(TypeError):
+        remember(lambda: 0, **ok)
+    assert eltwise._eltwise._fuse_entries(f) == 1
+    a = np.arange(3, dtype=np.float32)
+    assert_bits(f(a, a), a + a)
+    eltwise._eltwise._fuse_forget(f)
+    assert eltwise._eltwise._fuse_entries(f) == 0
+    with pytest.raises(TypeError):
+        eltwise._eltwise._FusedFunction(3)
+
+
+def test_door_threads_share_a_fused_function():
+    """Python threads calling one fused function at once (the door releases the GIL on
+    large calls) each get their own result."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    f = eltwise.fuse(lambda a, b: (a + b) * b)
+    rng = np.random.default_rng(9)
+    pairs = [(rng.standard_normal(200_000).astype(np.float32),
+              rng.standard_normal(200_000).astype(np.float32)) for _ in range(6)]
+    f(*pairs[0])
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda p: f(*p), pairs * 4))
+    for (a, b), got in zip(pairs * 4, results):
+        assert_bits(got, eltwise.multiply(eltwise.add(a, b), b))
 
 
 def test_python_int_range_is_part_of_the_signature():

@@ -32,7 +32,7 @@ import types
 
 import numpy as np
 
-from . import _fuse_run, _trace
+from . import _eltwise, _fuse_run, _trace
 
 # Signatures kept per fused function; beyond this the oldest is traced again when next
 # seen (a graph costs a few hundred bytes per node).
@@ -83,6 +83,9 @@ class Fused:
         self._names = tuple(names) if all(
             p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD) for p in params) else None
         self._graphs: dict = {}
+        # The callable fuse() returns (_eltwise._FusedFunction, src/python/fused_object.h):
+        # it runs a registered signature's calls in C++ and calls this object for the rest.
+        self._door = None
 
     def __get__(self, obj, cls=None):
         return self if obj is None else types.MethodType(self, obj)
@@ -161,7 +164,15 @@ class Fused:
             if len(self._graphs) >= _CACHE_LIMIT:
                 self._graphs.pop(next(iter(self._graphs)))
             self._graphs[key] = graph
-        return _fuse_run.run(graph, values, out, self._fn.__qualname__)
+        result = _fuse_run.run(graph, values, out, self._fn.__qualname__)
+        # The door runs this signature's next calls itself where it can (see _door).
+        if out is None and self._door is not None and type(layout) is int:
+            spec = graph.fast_spec
+            if spec is False:
+                spec = graph.fast_spec = _fuse_run.fast_spec(graph, key[1:])
+            if spec is not None and _fuse_run.FAST:
+                _eltwise._fuse_remember(self._door, *spec)
+        return result
 
     def _trace(self, rebuild, values, operand):
         graph = _trace.Graph()
@@ -258,4 +269,8 @@ def fuse(fn=None, /, *, static=()):
         raise TypeError(f"eltwise.fuse: fn must be callable, not {type(fn).__qualname__}")
     if isinstance(static, str):
         static = (static,)
-    return Fused(fn, tuple(static))
+    impl = Fused(fn, tuple(static))
+    door = impl._door = _eltwise._FusedFunction(impl)
+    functools.update_wrapper(door, fn)
+    door.__signature__ = impl.__signature__
+    return door

@@ -380,15 +380,73 @@ class _Native:
             if outputs[k] is None:
                 outputs[k] = dests[p] = _eltwise._fuse_result(plan.shape, dtype)
             node_values[j] = outputs[k]
-        # Blocks are the unit of parallel work: one thread runs a block's whole chain.
-        threads = _eltwise.get_num_threads()
+        # Blocks are the unit of parallel work: one thread runs a block's whole chain (the
+        # executor takes more than one only where an unfused call would).
         flags = _eltwise._fuse_run(self.program, scalars, inputs, outputs, plan.shape,
-                                   block_elements(plan, 1),
-                                   threads if plan.size * plan.max_itemsize * 3 >= POOL_BYTES
-                                   else 1)
+                                   block_elements(plan, 1), _eltwise.get_num_threads())
         if hits is not None:
             hits.extend(j for j, f in zip(plan.blocked, flags) if f & 1)
         return True
+
+
+# Whether fused functions register their signatures with their C++ door (tests turn it off
+# to run the Python paths on every call).
+FAST = True
+
+
+def fast_spec(graph, key):
+    """The arguments of ``_eltwise._fuse_remember`` (after the door) that let a fused
+    function's C++ door run calls of this graph's signature itself; None where it cannot.
+
+    The door runs what ``_Native.run`` would, on every call: so the graph must run on the
+    C++ executor whole (every node of the result's shape, every result a node's), with
+    nothing checked per call here (no integer division, which reports by errstate); `key`
+    (the signature's entries, one per positional argument) must name arrays and Python
+    scalars only, ints below 2**63. The door checks each call's own values (alignment,
+    byte order, a float scalar's range) and leaves the call to Python where they fail.
+    """
+    plan, native = graph.plan, graph.plan.native
+    if (native is None or plan.whole or not plan.blocked or plan.reporting
+            or plan.raises_on_values or len(native.outputs) != len(graph.outputs)):
+        return None
+    args = []
+    for k in key:
+        if k == ("float",):
+            args.append((1,))
+        elif k == ("bool",):
+            args.append((2,))
+        elif k[0] == "int" and k[2] <= 63:
+            args.append((3, k[1], k[2]))
+        elif isinstance(k[0], tuple) and isinstance(k[1], np.dtype):
+            args.append((0, k[0], k[1]))
+        else:
+            return None
+    scalars = []
+    for kind, i in native.scalars:
+        if kind == ARG and args[i][0] != 0:
+            scalars.append((i, None))
+        elif kind == CONST and type(i) in (bool, int, float) and (
+                type(i) is not int or -2**63 <= i < 2**63):
+            scalars.append((-1, i))
+        else:
+            return None
+    inputs = []
+    for (kind, i), reshape, broadcast in native.inputs:
+        if kind == ARG and args[i][0] == 0:
+            arg, const, shape = i, None, args[i][1]
+        elif kind == CONST and type(i) is np.ndarray:
+            arg, const, shape = -1, i, i.shape
+        else:
+            return None
+        axes = None
+        if broadcast:
+            r = reshape if reshape is not None else shape
+            off = len(plan.shape) - len(r)
+            axes = tuple(off + q for q, d in enumerate(r) if d != 1)
+        inputs.append((arg, const, axes))
+    outputs = tuple((dtype, p) for (j, p), dtype in zip(native.outputs, native.dtypes))
+    return (tuple(args), native.program, tuple(scalars), tuple(inputs), outputs, plan.shape,
+            block_elements(plan, 1), graph.tuple_result)
 
 
 def _run_blocks(graph, plan, values, dests, node_values, current, hits):

@@ -63,6 +63,9 @@ class Graph:
         self.outputs: list[tuple] = []
         self.tuple_result = False
         self.plan = None  # how it runs (eltwise._fuse_run.Plan), made at its first run
+        # What the fused function's C++ door registers (eltwise._fuse_run.fast_spec, None
+        # when the door cannot run it), found after its first run; False until then.
+        self.fast_spec = False
 
 
 def _kind(x) -> str:

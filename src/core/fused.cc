@@ -15,11 +15,12 @@ namespace eltwise {
 namespace {
 
 // A step operand or result within one block: `ndim` dims of the block's
-// shape, byte strides, elements of `dtype`.
+// shape, byte strides, elements of `dtype`. Only the block's ndim strides
+// are set (a view is made per step and block; the rest are never read).
 struct BlockView {
   const char* p = nullptr;
   DType dtype = DType::kBool;
-  int64_t s[kMaxDims] = {};
+  int64_t s[kMaxDims];
 };
 
 struct Work {
@@ -37,7 +38,6 @@ struct Work {
   std::atomic<int64_t> next{0};
   int64_t batch = 1;
   bool stream = false;      // the outputs are larger than the cache: non-temporal stores
-  std::unique_ptr<std::atomic<int>[]> flags;
   // Per thread: the steps' results in the block at hand, and their flags.
   std::vector<BlockView> results;
   std::vector<int> thread_flags;
@@ -89,7 +89,7 @@ bool ContiguousExtent(const BlockView& v, const int64_t* shape, int ndim, int64_
 
 // Runs one step on a block whose views are one contiguous run each (or a
 // scalar): the kernel itself, as Execute's one-run path calls it.
-bool RunContiguous(const FusedStep& step, const BlockView* x, const BlockView& out,
+bool RunContiguous(const FusedStep& step, const BlockView* const* x, const BlockView& out,
                    const int64_t* shape, int ndim, unsigned hints, int* flags) {
   int64_t n = 1;
   for (int i = 0; i < ndim; ++i) n *= shape[i];
@@ -97,14 +97,14 @@ bool RunContiguous(const FusedStep& step, const BlockView* x, const BlockView& o
   int64_t bytes;
   for (int i = 0; i < 2; ++i) {
     scalar[i] = true;
-    for (int d = 0; d < ndim; ++d) scalar[i] &= x[i].s[d] == 0;
-    if (!scalar[i] && !ContiguousExtent(x[i], shape, ndim, &bytes)) return false;
+    for (int d = 0; d < ndim; ++d) scalar[i] &= x[i]->s[d] == 0;
+    if (!scalar[i] && !ContiguousExtent(*x[i], shape, ndim, &bytes)) return false;
   }
   if ((scalar[0] && scalar[1]) || !ContiguousExtent(out, shape, ndim, &bytes)) return false;
   const LoopKind kind = scalar[0]   ? LoopKind::kScalarFirst
                         : scalar[1] ? LoopKind::kScalarSecond
                                     : LoopKind::kContiguous;
-  *flags |= step.args.kernels[static_cast<int>(kind)](x[0].p, x[1].p, const_cast<char*>(out.p),
+  *flags |= step.args.kernels[static_cast<int>(kind)](x[0]->p, x[1]->p, const_cast<char*>(out.p),
                                                        static_cast<size_t>(n), hints);
   return true;
 }
@@ -129,15 +129,13 @@ struct Block {
     }
   }
 
-  BlockView ViewOf(const Work& w, const FusedView& v) const {
+  void ViewInto(const Work& w, const FusedView& v, BlockView* r) const {
     const int k = w.axis;
-    BlockView r;
     int64_t offset = start * v.strides[k];
     for (int i = 0; i < k; ++i) offset += outer_index[i] * v.strides[i];
-    r.p = v.base + offset;
-    r.dtype = v.dtype;
-    for (int i = 0; i < w.ndim; ++i) r.s[i] = v.strides[k + i];
-    return r;
+    r->p = v.base + offset;
+    r->dtype = v.dtype;
+    for (int i = 0; i < w.ndim; ++i) r->s[i] = v.strides[k + i];
   }
 };
 
@@ -146,35 +144,38 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
   const int nd = w.ndim;
   const Block block(w, b);
   const int64_t* shape = block.shape;
-  const auto view_of = [&](const FusedView& v) { return block.ViewOf(w, v); };
   char* cast_buffer[2] = {scratch + p.slots * w.slot_bytes,
                           scratch + (p.slots + 1) * w.slot_bytes};
+  BlockView local[2];  // operand i's view when it is not an earlier step's result
   for (size_t s = 0; s < p.steps.size(); ++s) {
     const FusedStep& step = p.steps[s];
-    BlockView x[2];
+    const BlockView* x[2];
     bool settled = true;  // both operands are the caller's memory, read as they are
     for (int i = 0; i < 2; ++i) {
       const FusedSource& src = step.x[i];
+      x[i] = &local[i];
       if (src.kind == FusedSource::kScalar) {
-        x[i].p = p.scalars[src.index];
-        x[i].dtype = step.compute;  // strides 0
+        local[i].p = p.scalars[src.index];
+        local[i].dtype = step.compute;
+        for (int d = 0; d < nd; ++d) local[i].s[d] = 0;
       } else if (src.kind == FusedSource::kInput) {
-        x[i] = view_of(p.inputs[src.index]);
+        block.ViewInto(w, p.inputs[src.index], &local[i]);
       } else {
-        x[i] = results[src.index];
+        x[i] = &results[src.index];
       }
       settled &= src.kind != FusedSource::kStep;
-      if (x[i].dtype != step.compute) {
+      if (x[i]->dtype != step.compute) {
         settled = false;
-        CastBlock(x[i], step.compute, shape, nd, cast_buffer[i]);
-        x[i].p = cast_buffer[i];
-        x[i].dtype = step.compute;
-        ContiguousStrides(shape, nd, static_cast<int64_t>(ItemSize(step.compute)), x[i].s);
+        CastBlock(*x[i], step.compute, shape, nd, cast_buffer[i]);
+        local[i].p = cast_buffer[i];
+        local[i].dtype = step.compute;
+        ContiguousStrides(shape, nd, static_cast<int64_t>(ItemSize(step.compute)), local[i].s);
+        x[i] = &local[i];
       }
     }
     BlockView& out = results[s];
     if (step.dest_output) {
-      out = view_of(p.outputs[step.dest]);
+      block.ViewInto(w, p.outputs[step.dest], &out);
     } else {
       out.p = scratch + step.dest * w.slot_bytes;
       out.dtype = step.result;
@@ -184,10 +185,10 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
     const unsigned hints = (step.dest_output && w.stream ? kHintStream : 0u) |
                            (settled ? kHintSettledInputs : 0u);
     if (RunContiguous(step, x, out, shape, nd, hints, &flags[s])) continue;
-    const Plan plan = MakePlan(shape, nd, x[0].s, x[1].s, out.s);
+    const Plan plan = MakePlan(shape, nd, x[0]->s, x[1]->s, out.s);
     ExecuteArgs args = step.args;
-    args.a = x[0].p;
-    args.b = x[1].p;
+    args.a = x[0]->p;
+    args.b = x[1]->p;
     args.out = const_cast<char*>(out.p);
     args.parallel_bytes = SIZE_MAX;  // this thread runs the whole block
     flags[s] |= Execute(plan, args);
@@ -207,7 +208,6 @@ void RunBlocks(Work& w) {
     const int64_t b1 = std::min(w.blocks, b0 + w.batch);
     for (int64_t b = b0; b < b1; ++b) RunBlock(w, b, scratch, results, flags);
   }
-  for (size_t s = 0; s < n; ++s) w.flags[s].fetch_or(flags[s], std::memory_order_relaxed);
 }
 
 void RunTask(void* ctx) { RunBlocks(*static_cast<Work*>(ctx)); }
@@ -297,6 +297,15 @@ void RunFused(const FusedProgram& p, int threads, std::vector<int>* flags) {
   // 64-byte multiples keep every buffer aligned for any dtype.
   w.slot_bytes = (static_cast<size_t>(w.per_axis * inner) * 8 + 63) / 64 * 64;
   w.thread_bytes = (static_cast<size_t>(p.slots) + 2) * w.slot_bytes;
+  // More threads only where some step's unfused call would take them (its
+  // bytes at least its parallel_bytes): below that a wake-up costs more than
+  // the second core gives back.
+  bool split = false;
+  for (const FusedStep& s : p.steps) {
+    const size_t bytes = 2 * s.args.in_itemsize + s.args.out_itemsize;
+    split |= static_cast<size_t>(size) >= (s.args.parallel_bytes + bytes - 1) / bytes;
+  }
+  if (!split) threads = 1;
   w.threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, w.blocks)));
   size_t out_bytes = 0;
   for (const FusedView& v : p.outputs) out_bytes += static_cast<size_t>(size) * ItemSize(v.dtype);
@@ -305,8 +314,6 @@ void RunFused(const FusedProgram& p, int threads, std::vector<int>* flags) {
   w.scratch = scratch.get();
   w.results.resize(p.steps.size() * w.threads);
   w.thread_flags.assign(p.steps.size() * w.threads, 0);
-  w.flags.reset(new std::atomic<int>[p.steps.size()]);
-  for (size_t s = 0; s < p.steps.size(); ++s) w.flags[s].store(0);
   if (w.threads == 1) {
     RunBlocks(w);
   } else {
@@ -314,7 +321,13 @@ void RunFused(const FusedProgram& p, int threads, std::vector<int>* flags) {
     w.batch = std::max<int64_t>(1, w.blocks / (8 * w.threads));
     ThreadPool::Get().Run(&RunTask, &w);
   }
-  for (size_t s = 0; s < p.steps.size(); ++s) (*flags)[s] = w.flags[s].load();
+  // Every thread has left the run (ThreadPool::Run returns after they do), so
+  // their flags are final.
+  for (int t = 0; t < w.threads; ++t) {
+    for (size_t s = 0; s < p.steps.size(); ++s) {
+      (*flags)[s] |= w.thread_flags[t * p.steps.size() + s];
+    }
+  }
 }
 
 }  // namespace eltwise

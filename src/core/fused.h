@@ -20,17 +20,19 @@ struct FusedSource {
   int index = 0;  // into FusedProgram::scalars / inputs / steps (an earlier step)
 };
 
-// A strided array of the program's whole shape (zero strides where broadcast).
+// A strided array of the program's whole shape (zero strides where
+// broadcast): its first ndim strides are read, the rest never (left unset,
+// as a view is made per call).
 struct FusedView {
   char* base = nullptr;
   DType dtype = DType::kBool;
-  int64_t strides[kMaxDims] = {};
+  int64_t strides[kMaxDims];
 };
 
 struct FusedStep {
   // The step's kernels, as the unfused call would run them (its a, b and out
-  // are set per block; parallel_bytes is ignored: blocks are the unit of
-  // parallel work).
+  // are set per block; parallel_bytes decides whether the run takes threads,
+  // whose unit of work is the block).
   ExecuteArgs args;
   DType compute = DType::kBool;  // both operands are read in this dtype
   DType result = DType::kBool;
@@ -60,7 +62,9 @@ struct FusedProgram {
 // float64 to float32 (which may overflow) and float to integer.
 bool CastIsExact(DType from, DType to);
 
-// Runs `program` on `threads` threads (blocks are the unit of work). Every
+// Runs `program` on up to `threads` threads (blocks are the unit of work),
+// more than one only where some step's unfused call would be split (its
+// bytes at least its parallel_bytes). Every
 // step's sources must be earlier steps, every cast CastIsExact, every view
 // valid for the program's shape (the caller checks). flags[s] receives the
 // KernelFlags step s met. Results are identical for any thread count and

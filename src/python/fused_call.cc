@@ -89,44 +89,33 @@ py::object FuseResolve(const std::string& name, py::handle x1, py::handle x2,
                         static_cast<int>(r.result));
 }
 
-py::list FuseRun(const py::tuple& steps, const py::list& scalars, const py::list& inputs,
-                 const py::list& outputs, const py::tuple& shape, int64_t block_elements,
-                 int threads) {
-  FusedProgram p;
+void ParseShape(const py::tuple& shape, FusedProgram* p) {
   if (shape.size() < 1 || shape.size() > static_cast<size_t>(kMaxDims)) {
     throw py::value_error("eltwise._fuse_run: the shape must have 1 to 64 dimensions");
   }
-  p.ndim = static_cast<int>(shape.size());
+  p->ndim = static_cast<int>(shape.size());
   // The size bounds every product of dimensions RunFused forms (broadcast
   // views can have any shape, so it is not bounded by memory).
   int64_t size = 1;
-  for (int i = 0; i < p.ndim; ++i) {
-    p.shape[i] = py::cast<int64_t>(shape[i]);
-    if (p.shape[i] < 0) throw py::value_error("eltwise._fuse_run: a negative dimension");
-    if (__builtin_mul_overflow(size, p.shape[i], &size) || size > (int64_t{1} << 62)) {
+  for (int i = 0; i < p->ndim; ++i) {
+    p->shape[i] = py::cast<int64_t>(shape[i]);
+    if (p->shape[i] < 0) throw py::value_error("eltwise._fuse_run: a negative dimension");
+    if (__builtin_mul_overflow(size, p->shape[i], &size) || size > (int64_t{1} << 62)) {
       throw py::value_error("eltwise._fuse_run: the shape has too many elements");
     }
   }
+}
+
+void ParseBlockElements(int64_t block_elements, FusedProgram* p) {
   if (block_elements < 1 || block_elements > kMaxBlockElements) {
     throw py::value_error("eltwise._fuse_run: block_elements out of range");
   }
-  if (threads < 1 || threads > kMaxThreads) {
-    throw py::value_error("eltwise._fuse_run: threads out of range");
-  }
-  p.block_elements = block_elements;
-  // Every object read below stays referenced here until the run ends, though
-  // the caller's lists could change while the GIL is released.
-  std::vector<py::object> keep;
-  for (py::handle o : inputs) {
-    keep.push_back(py::reinterpret_borrow<py::object>(o));
-    p.inputs.push_back(ViewOf(o, p.shape, p.ndim, false));
-  }
-  for (py::handle o : outputs) {
-    keep.push_back(py::reinterpret_borrow<py::object>(o));
-    p.outputs.push_back(ViewOf(o, p.shape, p.ndim, true));
-  }
+  p->block_elements = block_elements;
+}
+
+void ParseSteps(const py::tuple& steps, int64_t nscalars, FusedProgram* p,
+                std::vector<ScalarUse>* uses) {
   const KernelTable& table = Kernels();
-  const int64_t nscalars = static_cast<int64_t>(scalars.size());
   for (size_t s = 0; s < steps.size(); ++s) {
     const py::tuple t = py::cast<py::tuple>(steps[s]);
     if (t.size() != 9) throw py::value_error("eltwise._fuse_run: a step is a 9-tuple");
@@ -146,28 +135,16 @@ py::list FuseRun(const py::tuple& steps, const py::list& scalars, const py::list
       DType dtype = step.compute;
       if (src.kind == FusedSource::kScalar) {
         const int64_t k = IntAt(t, 4 + 2 * i, 0, nscalars, "scalar");
-        // The scalar converted as the step's call converts it.
-        Operands ops;
-        ops.x[i] = scalars[static_cast<size_t>(k)].ptr();
-        ops.weak[i] = WeakKind(ops.x[i]);
-        if (ops.weak[i] == Weak::kNone) {
-          throw py::type_error("eltwise._fuse_run: scalars must be Python bool, int or float");
-        }
-        Ref descr(reinterpret_cast<PyObject*>(DescrOf(step.compute)));
-        if (!descr) throw py::error_already_set();
-        py::object value = py::reinterpret_steal<py::object>(
-            WeakScalarArray(op, ops, i, reinterpret_cast<PyArray_Descr*>(descr.get())));
-        if (!value) throw py::error_already_set();
-        src.index = static_cast<int>(p.scalars.size());
-        p.scalars.push_back(PyArray_BYTES(reinterpret_cast<PyArrayObject*>(value.ptr())));
-        keep.push_back(std::move(value));
+        src.index = static_cast<int>(p->scalars.size());
+        p->scalars.push_back(nullptr);  // ConvertScalars fills it
+        uses->push_back({op, step.compute, i, src.index, static_cast<int>(k)});
       } else if (src.kind == FusedSource::kInput) {
-        src.index = static_cast<int>(IntAt(t, 4 + 2 * i, 0, static_cast<int64_t>(p.inputs.size()),
-                                           "input"));
-        dtype = p.inputs[src.index].dtype;
+        src.index = static_cast<int>(IntAt(t, 4 + 2 * i, 0,
+                                           static_cast<int64_t>(p->inputs.size()), "input"));
+        dtype = p->inputs[src.index].dtype;
       } else {
         src.index = static_cast<int>(IntAt(t, 4 + 2 * i, 0, static_cast<int64_t>(s), "step"));
-        dtype = p.steps[src.index].result;
+        dtype = p->steps[src.index].result;
       }
       if (dtype != step.compute && !CastIsExact(dtype, step.compute)) {
         throw py::value_error("eltwise._fuse_run: an operand needs a cast the executor lacks");
@@ -175,19 +152,68 @@ py::list FuseRun(const py::tuple& steps, const py::list& scalars, const py::list
     }
     step.dest_output = py::cast<bool>(t[7]);
     if (step.dest_output) {
-      step.dest = static_cast<int>(IntAt(t, 8, 0, static_cast<int64_t>(p.outputs.size()),
+      step.dest = static_cast<int>(IntAt(t, 8, 0, static_cast<int64_t>(p->outputs.size()),
                                          "output"));
-      if (p.outputs[step.dest].dtype != step.result) {
+      if (p->outputs[step.dest].dtype != step.result) {
         throw py::value_error("eltwise._fuse_run: an output's dtype is not its step's result");
       }
     } else {
       step.dest = static_cast<int>(IntAt(t, 8, 0, kMaxSlots, "slot"));
-      p.slots = std::max(p.slots, step.dest + 1);
+      p->slots = std::max(p->slots, step.dest + 1);
     }
     const size_t isz = ItemSize(step.compute), osz = ItemSize(step.result);
     step.args = ArgsFor(table, op, step.compute, nullptr, nullptr, nullptr, isz, osz);
-    p.steps.push_back(step);
+    p->steps.push_back(step);
   }
+}
+
+void ConvertScalars(const std::vector<ScalarUse>& uses, PyObject* const* scalars,
+                    FusedProgram* p, std::vector<py::object>* keep) {
+  for (const ScalarUse& u : uses) {
+    Operands ops;
+    ops.x[u.operand] = scalars[u.scalar];
+    ops.weak[u.operand] = WeakKind(ops.x[u.operand]);
+    if (ops.weak[u.operand] == Weak::kNone) {
+      throw py::type_error("eltwise._fuse_run: scalars must be Python bool, int or float");
+    }
+    Ref descr(reinterpret_cast<PyObject*>(DescrOf(u.compute)));
+    if (!descr) throw py::error_already_set();
+    py::object value = py::reinterpret_steal<py::object>(WeakScalarArray(
+        u.op, ops, u.operand, reinterpret_cast<PyArray_Descr*>(descr.get())));
+    if (!value) throw py::error_already_set();
+    p->scalars[u.slot] = PyArray_BYTES(reinterpret_cast<PyArrayObject*>(value.ptr()));
+    keep->push_back(std::move(value));
+  }
+}
+
+py::list FuseRun(const py::tuple& steps, const py::list& scalars, const py::list& inputs,
+                 const py::list& outputs, const py::tuple& shape, int64_t block_elements,
+                 int threads) {
+  FusedProgram p;
+  ParseShape(shape, &p);
+  ParseBlockElements(block_elements, &p);
+  if (threads < 1 || threads > kMaxThreads) {
+    throw py::value_error("eltwise._fuse_run: threads out of range");
+  }
+  // Every object read below stays referenced here until the run ends, though
+  // the caller's lists could change while the GIL is released.
+  std::vector<py::object> keep;
+  for (py::handle o : inputs) {
+    keep.push_back(py::reinterpret_borrow<py::object>(o));
+    p.inputs.push_back(ViewOf(o, p.shape, p.ndim, false));
+  }
+  for (py::handle o : outputs) {
+    keep.push_back(py::reinterpret_borrow<py::object>(o));
+    p.outputs.push_back(ViewOf(o, p.shape, p.ndim, true));
+  }
+  std::vector<ScalarUse> uses;
+  ParseSteps(steps, static_cast<int64_t>(scalars.size()), &p, &uses);
+  std::vector<PyObject*> scalar_objects;
+  for (py::handle o : scalars) {
+    keep.push_back(py::reinterpret_borrow<py::object>(o));
+    scalar_objects.push_back(o.ptr());
+  }
+  ConvertScalars(uses, scalar_objects.data(), &p, &keep);
   std::vector<int> flags;
   {
     py::gil_scoped_release release;

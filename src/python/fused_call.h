@@ -6,7 +6,45 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/fused.h"
+#include "core/ops.h"
+
 namespace eltwise {
+
+// A scalar operand of a program: operand `operand` of a step computing `op`
+// in `compute` reads program scalar `slot`, converted from the caller's
+// scalar number `scalar`.
+struct ScalarUse {
+  OpId op;
+  DType compute;
+  int operand;
+  int slot;
+  int scalar;
+};
+
+// The parts of _fuse_run's checks that eltwise.fuse's fast door
+// (fused_object.h) shares. Each raises ValueError/TypeError for what breaks
+// FuseRun's rules below.
+// Sets p->ndim and p->shape from `shape`: 1 to 64 non-negative dimensions,
+// at most 2^62 elements (which bounds every product RunFused forms).
+void ParseShape(const pybind11::tuple& shape, FusedProgram* p);
+// Sets p->block_elements (1 to 2^24).
+void ParseBlockElements(int64_t block_elements, FusedProgram* p);
+// Appends the steps (FuseRun's 9-tuples) to p->steps and sets p->slots,
+// checked against p's inputs and outputs (whose dtypes must be set) and
+// `nscalars` caller scalars; every scalar operand gets a p->scalars slot
+// (nullptr until ConvertScalars) and an entry of *uses.
+void ParseSteps(const pybind11::tuple& steps, int64_t nscalars, FusedProgram* p,
+                std::vector<ScalarUse>* uses);
+// Converts scalars[use.scalar] (a Python bool, int or float) as each use's
+// call converts it, into p->scalars[use.slot]; *keep owns the converted
+// arrays. Raises what that conversion raises.
+void ConvertScalars(const std::vector<ScalarUse>& uses, PyObject* const* scalars,
+                    FusedProgram* p, std::vector<pybind11::object>* keep);
 
 // What `eltwise.<name>(x1, x2, **kwargs)` computes: (op, compute dtype,
 // result dtype) as indices of the op and dtype tables, or None when the call

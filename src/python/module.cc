@@ -23,6 +23,7 @@
 #include "python/delegation.h"
 #include "python/function_object.h"
 #include "python/fused_call.h"
+#include "python/fused_object.h"
 #include "python/result_memory.h"
 #include "python/ufunc_twins.h"
 
@@ -204,7 +205,9 @@ PYBIND11_MODULE(_eltwise, m) {
   using namespace eltwise;
   if (_import_array() < 0 || _import_umath() < 0) throw py::error_already_set();
   InitDTypes();
-  if (!InitArguments() || !InitFunctionType()) throw py::error_already_set();
+  if (!InitArguments() || !InitFunctionType() || !InitFusedType(m.ptr())) {
+    throw py::error_already_set();
+  }
   m.attr("__version__") = ELTWISE_VERSION;
   m.attr("HIGHWAY_VERSION") = HighwayVersion();
   m.def("_make_function", &MakeFunction, py::arg("name"), py::arg("doc"), py::arg("twin"));
@@ -237,6 +240,11 @@ PYBIND11_MODULE(_eltwise, m) {
   m.def("_fuse_run", &FuseRun, py::arg("steps"), py::arg("scalars"), py::arg("inputs"),
         py::arg("outputs"), py::arg("shape"), py::arg("block_elements"), py::arg("threads"));
   m.def("_fuse_result", &FuseResult, py::arg("shape"), py::arg("dtype"));
+  m.def("_fuse_remember", &FuseRemember, py::arg("door"), py::arg("arg_specs"), py::arg("steps"),
+        py::arg("scalars"), py::arg("inputs"), py::arg("outputs"), py::arg("shape"),
+        py::arg("block_elements"), py::arg("tuple_result"));
+  m.def("_fuse_forget", &FuseForget, py::arg("door"));
+  m.def("_fuse_entries", &FuseEntries, py::arg("door"));
   m.def("set_result_pool_limit", &SetResultPoolLimitChecked, py::arg("nbytes"),
         "Sets how many bytes of freed large results (32 MiB and up) eltwise keeps for reuse and\n"
         "frees what no longer fits. 0 turns the pool off: large results then take NumPy's memory.");

@@ -28,6 +28,11 @@ class Ref {
   explicit Ref(PyObject* p) : p_(p) {}
   Ref(const Ref&) = delete;
   Ref& operator=(const Ref&) = delete;
+  Ref(Ref&& o) noexcept : p_(o.release()) {}
+  Ref& operator=(Ref&& o) noexcept {
+    reset(o.release());
+    return *this;
+  }
   ~Ref() { Py_XDECREF(p_); }
   void reset(PyObject* p) { Py_XDECREF(p_); p_ = p; }
   PyObject* get() const { return p_; }
