@@ -9,6 +9,7 @@
 
 #include "core/cast.h"
 #include "core/plan.h"
+#include "core/small_buffer.h"
 #include "core/thread_pool.h"
 
 namespace eltwise {
@@ -23,8 +24,13 @@ struct BlockView {
   int64_t s[kMaxDims];
 };
 
+// Steps times threads up to which a run keeps its per-thread state on the
+// stack (a short chain on one thread allocates nothing for it).
+constexpr size_t kInlineResults = 8;
+
 struct Work {
   const FusedProgram* program = nullptr;
+  FusedOperands operands = {};
   int axis = 0;             // the block axis
   int ndim = 1;             // dims of a block: the block axis and every later one
   int64_t per_axis = 1;     // indices of `axis` per block
@@ -39,8 +45,8 @@ struct Work {
   int64_t batch = 1;
   bool stream = false;      // the outputs are larger than the cache: non-temporal stores
   // Per thread: the steps' results in the block at hand, and their flags.
-  std::vector<BlockView> results;
-  std::vector<int> thread_flags;
+  BlockView* results = nullptr;
+  int* thread_flags = nullptr;
 };
 
 void ContiguousStrides(const int64_t* shape, int ndim, int64_t itemsize, int64_t* strides) {
@@ -155,11 +161,11 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
       const FusedSource& src = step.x[i];
       x[i] = &local[i];
       if (src.kind == FusedSource::kScalar) {
-        local[i].p = p.scalars[src.index];
+        local[i].p = w.operands.scalars[src.index];
         local[i].dtype = step.compute;
         for (int d = 0; d < nd; ++d) local[i].s[d] = 0;
       } else if (src.kind == FusedSource::kInput) {
-        block.ViewInto(w, p.inputs[src.index], &local[i]);
+        block.ViewInto(w, w.operands.inputs[src.index], &local[i]);
       } else {
         x[i] = &results[src.index];
       }
@@ -175,7 +181,7 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
     }
     BlockView& out = results[s];
     if (step.dest_output) {
-      block.ViewInto(w, p.outputs[step.dest], &out);
+      block.ViewInto(w, w.operands.outputs[step.dest], &out);
     } else {
       out.p = scratch + step.dest * w.slot_bytes;
       out.dtype = step.result;
@@ -200,8 +206,8 @@ void RunBlocks(Work& w) {
   if (t >= w.threads) return;  // more threads joined than buffers were made for
   char* scratch = w.scratch + static_cast<size_t>(t) * w.thread_bytes;
   const size_t n = w.program->steps.size();
-  BlockView* results = w.results.data() + t * n;
-  int* flags = w.thread_flags.data() + t * n;
+  BlockView* results = w.results + t * n;
+  int* flags = w.thread_flags + t * n;
   for (;;) {
     const int64_t b0 = w.next.fetch_add(w.batch, std::memory_order_relaxed);
     if (b0 >= w.blocks) break;
@@ -276,13 +282,15 @@ bool CastIsExact(DType from, DType to) {
   return !(from == DType::kF64 && to == DType::kF32);
 }
 
-void RunFused(const FusedProgram& p, int threads, std::vector<int>* flags) {
-  flags->assign(p.steps.size(), 0);
+void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads, int* flags) {
+  const size_t n = p.steps.size();
+  for (size_t s = 0; s < n; ++s) flags[s] = 0;
   int64_t size = 1;
   for (int i = 0; i < p.ndim; ++i) size *= p.shape[i];
-  if (size == 0 || p.steps.empty()) return;
+  if (size == 0 || n == 0) return;
   Work w;
   w.program = &p;
+  w.operands = operands;
   // The block: axis k with every later axis whole, at most block_elements
   // elements where the later axes allow.
   const int64_t limit = std::max<int64_t>(1, p.block_elements);
@@ -312,8 +320,12 @@ void RunFused(const FusedProgram& p, int threads, std::vector<int>* flags) {
   w.stream = out_bytes >= kStreamBytes;
   Scratch scratch(w.thread_bytes * w.threads);
   w.scratch = scratch.get();
-  w.results.resize(p.steps.size() * w.threads);
-  w.thread_flags.assign(p.steps.size() * w.threads, 0);
+  const size_t per_run = n * static_cast<size_t>(w.threads);
+  SmallBuffer<BlockView, kInlineResults> results(per_run);
+  SmallBuffer<int, kInlineResults> thread_flags(per_run);
+  w.results = results.get();
+  w.thread_flags = thread_flags.get();
+  for (size_t i = 0; i < per_run; ++i) w.thread_flags[i] = 0;
   if (w.threads == 1) {
     RunBlocks(w);
   } else {
@@ -324,9 +336,7 @@ void RunFused(const FusedProgram& p, int threads, std::vector<int>* flags) {
   // Every thread has left the run (ThreadPool::Run returns after they do), so
   // their flags are final.
   for (int t = 0; t < w.threads; ++t) {
-    for (size_t s = 0; s < p.steps.size(); ++s) {
-      (*flags)[s] |= w.thread_flags[t * p.steps.size() + s];
-    }
+    for (size_t s = 0; s < n; ++s) flags[s] |= w.thread_flags[t * n + s];
   }
 }
 

@@ -48,6 +48,8 @@ struct FusedProgram {
   int ndim = 1;
   int64_t shape[kMaxDims] = {};
   std::vector<FusedStep> steps;
+  // What the steps read and write. RunFused reads the scalars and views of
+  // its FusedOperands; these give their count and, for views, their dtypes.
   std::vector<const char*> scalars;  // one element of the reading step's compute dtype
   std::vector<FusedView> inputs;
   std::vector<FusedView> outputs;
@@ -55,6 +57,14 @@ struct FusedProgram {
   // The most elements a block has where the shape allows: a block is a run
   // of one axis with every later axis whole (at least one index of it).
   int64_t block_elements = 4096;
+};
+
+// The memory one run reads and writes: as many scalars, inputs and outputs as
+// the program has, the views of the program's dtypes.
+struct FusedOperands {
+  const char* const* scalars;
+  const FusedView* inputs;
+  const FusedView* outputs;
 };
 
 // Whether CastRun converts `from` to `to` exactly as NumPy's cast does, with
@@ -70,7 +80,8 @@ bool CastIsExact(DType from, DType to);
 // KernelFlags step s met. Results are identical for any thread count and
 // block size. May throw std::bad_alloc (the per-thread buffers) before any
 // element is written.
-void RunFused(const FusedProgram& program, int threads, std::vector<int>* flags);
+void RunFused(const FusedProgram& program, const FusedOperands& operands, int threads,
+              int* flags);
 
 }  // namespace eltwise
 

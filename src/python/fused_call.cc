@@ -168,7 +168,7 @@ void ParseSteps(const py::tuple& steps, int64_t nscalars, FusedProgram* p,
 }
 
 void ConvertScalars(const std::vector<ScalarUse>& uses, PyObject* const* scalars,
-                    FusedProgram* p, std::vector<py::object>* keep) {
+                    const char** slots, std::vector<py::object>* keep) {
   for (const ScalarUse& u : uses) {
     Operands ops;
     ops.x[u.operand] = scalars[u.scalar];
@@ -181,7 +181,7 @@ void ConvertScalars(const std::vector<ScalarUse>& uses, PyObject* const* scalars
     py::object value = py::reinterpret_steal<py::object>(WeakScalarArray(
         u.op, ops, u.operand, reinterpret_cast<PyArray_Descr*>(descr.get())));
     if (!value) throw py::error_already_set();
-    p->scalars[u.slot] = PyArray_BYTES(reinterpret_cast<PyArrayObject*>(value.ptr()));
+    slots[u.slot] = PyArray_BYTES(reinterpret_cast<PyArrayObject*>(value.ptr()));
     keep->push_back(std::move(value));
   }
 }
@@ -213,11 +213,11 @@ py::list FuseRun(const py::tuple& steps, const py::list& scalars, const py::list
     keep.push_back(py::reinterpret_borrow<py::object>(o));
     scalar_objects.push_back(o.ptr());
   }
-  ConvertScalars(uses, scalar_objects.data(), &p, &keep);
-  std::vector<int> flags;
+  ConvertScalars(uses, scalar_objects.data(), p.scalars.data(), &keep);
+  std::vector<int> flags(p.steps.size());
   {
     py::gil_scoped_release release;
-    RunFused(p, threads, &flags);
+    RunFused(p, {p.scalars.data(), p.inputs.data(), p.outputs.data()}, threads, flags.data());
   }
   py::list result;
   for (int f : flags) result.append(f);

@@ -41,10 +41,10 @@ void ParseBlockElements(int64_t block_elements, FusedProgram* p);
 void ParseSteps(const pybind11::tuple& steps, int64_t nscalars, FusedProgram* p,
                 std::vector<ScalarUse>* uses);
 // Converts scalars[use.scalar] (a Python bool, int or float) as each use's
-// call converts it, into p->scalars[use.slot]; *keep owns the converted
-// arrays. Raises what that conversion raises.
+// call converts it, into slots[use.slot]; *keep owns the converted arrays.
+// Raises what that conversion raises.
 void ConvertScalars(const std::vector<ScalarUse>& uses, PyObject* const* scalars,
-                    FusedProgram* p, std::vector<pybind11::object>* keep);
+                    const char** slots, std::vector<pybind11::object>* keep);
 
 // What `eltwise.<name>(x1, x2, **kwargs)` computes: (op, compute dtype,
 // result dtype) as indices of the op and dtype tables, or None when the call

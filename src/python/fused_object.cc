@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/fused.h"
+#include "core/small_buffer.h"
 #include "core/thread_pool.h"
 #include "python/fused_call.h"
 #include "python/result_memory.h"
@@ -62,7 +63,7 @@ struct Entry {
   std::vector<InputSpec> inputs;
   std::vector<ScalarSpec> scalars;
   std::vector<ScalarUse> uses;
-  FusedProgram program;  // views with their dtypes only: each call makes its own
+  FusedProgram program;  // its views give dtypes only: each call makes its own
   std::vector<Ref> out_descrs;
   std::vector<int> positions;  // output k is result position positions[k]
   bool tuple_result = false;
@@ -170,19 +171,13 @@ bool Silent(PyObject* o, DType compute) {
 // with an error set, *declined false, where the run itself failed.
 PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
   *declined = true;
-  // The call's program: the entry's, with this call's views (copied element
-  // by element: a whole FusedView is mostly unused strides).
-  const FusedProgram& t = e.program;
-  FusedProgram p;
-  const int nd = p.ndim = t.ndim;
-  for (int i = 0; i < nd; ++i) p.shape[i] = t.shape[i];
-  p.steps = t.steps;
-  p.scalars = t.scalars;
-  p.slots = t.slots;
-  p.block_elements = t.block_elements;
-  p.inputs.resize(t.inputs.size());
-  p.outputs.resize(t.outputs.size());
-  for (size_t k = 0; k < e.inputs.size(); ++k) {
+  // The call's operands, on the stack for a short chain: this call's views
+  // of the entry's program (whose own views give their dtypes).
+  const FusedProgram& p = e.program;
+  const int nd = p.ndim;
+  const size_t nin = p.inputs.size(), nout = p.outputs.size();
+  SmallBuffer<FusedView, 8> views(nin + nout);
+  for (size_t k = 0; k < nin; ++k) {
     const InputSpec& in = e.inputs[k];
     PyArrayObject* a =
         reinterpret_cast<PyArrayObject*>(in.arg >= 0 ? args[in.arg] : in.constant.get());
@@ -191,9 +186,9 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
       return nullptr;
     }
     if (!PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a)) return nullptr;
-    FusedView& v = p.inputs[k];
+    FusedView& v = views[k];
     v.base = PyArray_BYTES(a);
-    v.dtype = t.inputs[k].dtype;
+    v.dtype = p.inputs[k].dtype;
     if (!in.broadcast) {
       for (int i = 0; i < nd; ++i) v.strides[i] = PyArray_STRIDE(a, i);
     } else {
@@ -204,20 +199,24 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
       }
     }
   }
-  std::vector<PyObject*> scalars(e.scalars.size());
-  for (size_t k = 0; k < e.scalars.size(); ++k) {
+  const size_t nscalars = e.scalars.size();
+  SmallBuffer<PyObject*, 8> scalars(nscalars);
+  for (size_t k = 0; k < nscalars; ++k) {
     scalars[k] = e.scalars[k].arg >= 0 ? args[e.scalars[k].arg] : e.scalars[k].constant.get();
   }
   for (const ScalarUse& u : e.uses) {
     if (!Silent(scalars[static_cast<size_t>(u.scalar)], u.compute)) return nullptr;
   }
+  SmallBuffer<const char*, 8> slots(p.scalars.size());
   std::vector<py::object> keep;
-  try {
-    ConvertScalars(e.uses, scalars.data(), &p, &keep);
-  } catch (const py::error_already_set&) {
-    return nullptr;  // the error is dropped: the implementation raises it as the call does
-  } catch (const std::exception&) {
-    return nullptr;
+  if (!e.uses.empty()) {
+    try {
+      ConvertScalars(e.uses, scalars.get(), slots.get(), &keep);
+    } catch (const py::error_already_set&) {
+      return nullptr;  // the error is dropped: the implementation raises it as the call does
+    } catch (const std::exception&) {
+      return nullptr;
+    }
   }
 
   *declined = false;
@@ -227,9 +226,8 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
     dims[i] = static_cast<npy_intp>(p.shape[i]);
     size *= p.shape[i];
   }
-  const size_t nout = e.out_descrs.size();
-  std::vector<Ref> outs(nout);
-  std::vector<bool> new_pages(nout, false);
+  SmallBuffer<Ref, 4> outs(nout);
+  SmallBuffer<bool, 4> new_pages(nout);
   for (size_t k = 0; k < nout; ++k) {
     PyArray_Descr* d = reinterpret_cast<PyArray_Descr*>(e.out_descrs[k].get());
     Py_INCREF(d);  // NewResultArray steals it
@@ -237,17 +235,17 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
     outs[k].reset(NewResultArray(d, nd, dims, nullptr, &fresh));
     if (!outs[k]) return nullptr;
     new_pages[k] = fresh;
-    FusedView& v = p.outputs[k];
+    FusedView& v = views[nin + k];
     v.base = PyArray_BYTES(outs[k].arr());
-    v.dtype = t.outputs[k].dtype;
+    v.dtype = p.outputs[k].dtype;
     for (int i = 0; i < nd; ++i) v.strides[i] = PyArray_STRIDE(outs[k].arr(), i);
   }
   const int threads = ThreadPool::Get().threads();
-  std::vector<int> flags;
+  SmallBuffer<int, 16> flags(p.steps.size());
   bool no_memory = false;
   const auto run = [&] {
     try {
-      RunFused(p, threads, &flags);
+      RunFused(p, {slots.get(), views.get(), views.get() + nin}, threads, flags.get());
     } catch (const std::bad_alloc&) {
       no_memory = true;
     }
@@ -286,7 +284,12 @@ PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
     }
     if (hit) {
       bool declined = false;
-      PyObject* r = RunEntry(*hit, args, &declined);
+      PyObject* r;
+      try {
+        r = RunEntry(*hit, args, &declined);
+      } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+      }
       if (r || !declined) return r;
     }
   }
