@@ -576,6 +576,16 @@ def test_door_large_chain_on_threads(monkeypatch):
         assert_bits(f(a, b, c), exp)
     assert len(calls) == 1
 
+    def both(a, b):  # an output (beyond the streaming size) that a later node reads
+        d = E.subtract(a, b)
+        return d, E.multiply(d, b)
+
+    a, b = (rng.standard_normal(1_200_001).astype(np.float32) for _ in range(2))
+    g = eltwise.fuse(both)
+    for threads in (1, 2, 1):
+        eltwise.set_num_threads(threads)
+        assert_bits(g(a, b), both(a, b))
+
 
 def test_door_leaves_other_calls_to_python(monkeypatch):
     """Calls the door does not run reach Python and give the unfused results, errors and

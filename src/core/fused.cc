@@ -44,6 +44,7 @@ struct Work {
   std::atomic<int64_t> next{0};
   int64_t batch = 1;
   bool stream = false;      // the outputs are larger than the cache: non-temporal stores
+  const bool* read_later = nullptr;  // per step: a later step reads its result
   // Per thread: the steps' results in the block at hand, and their flags.
   BlockView* results = nullptr;
   int* thread_flags = nullptr;
@@ -188,7 +189,9 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
       ContiguousStrides(shape, nd, static_cast<int64_t>(ItemSize(step.result)), out.s);
     }
     // A buffer this block just wrote (a step's result, a cast) is not settled.
-    const unsigned hints = (step.dest_output && w.stream ? kHintStream : 0u) |
+    // An output a later step reads in this block stays in the cache.
+    const bool stream = step.dest_output && w.stream && !w.read_later[s];
+    const unsigned hints = (stream ? kHintStream : 0u) |
                            (settled ? kHintSettledInputs : 0u);
     if (RunContiguous(step, x, out, shape, nd, hints, &flags[s])) continue;
     const Plan plan = MakePlan(shape, nd, x[0]->s, x[1]->s, out.s);
@@ -318,6 +321,14 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   size_t out_bytes = 0;
   for (const FusedView& v : p.outputs) out_bytes += static_cast<size_t>(size) * ItemSize(v.dtype);
   w.stream = out_bytes >= kStreamBytes;
+  SmallBuffer<bool, kInlineResults> read_later(n);
+  for (size_t s = 0; s < n; ++s) read_later[s] = false;
+  for (const FusedStep& step : p.steps) {
+    for (const FusedSource& src : step.x) {
+      if (src.kind == FusedSource::kStep) read_later[static_cast<size_t>(src.index)] = true;
+    }
+  }
+  w.read_later = read_later.get();
   Scratch scratch(w.thread_bytes * w.threads);
   w.scratch = scratch.get();
   const size_t per_run = n * static_cast<size_t>(w.threads);
