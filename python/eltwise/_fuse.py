@@ -19,6 +19,12 @@ target and thread count. The result is computed over blocks of the output; inter
 blocks live in small reused buffers, operands are broadcast views read in place, nodes
 smaller than the output (per-channel parameters) run once before the blocks.
 
+What ``fuse`` returns is a C++ object (``_eltwise._FusedFunction``, the *door*) around a
+``Fused``: after a signature's first call (here, in Python) registers the graph's C++
+program with it (``_fuse_run.fast_spec``), the door runs that signature's later calls
+itself, without entering Python, where their operands allow (src/python/fused_object.h),
+and calls the ``Fused`` for everything else.
+
 Python scalar arguments are stand-ins too, their values supplied on every call; arguments
 that are neither arrays nor scalars are part of the signature by value, and so are the
 parameters named in ``static=`` (say a Python int used as ``axis=``).
