@@ -533,14 +533,15 @@ def rng_array(rng, dt, shape):
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.uint8],
                          ids=lambda d: np.dtype(d).name)
 def test_door_runs_registered_signatures(dt, monkeypatch):
-    """A signature's calls after the first run in the fused function's C++ door, not in
-    Python, with the unfused bits, on every target and thread count; new arrays of the
-    same signature (other values, strides) are read as they are."""
+    """A signature's calls after the first (per target) run in the fused function's C++
+    door, not in Python, with the unfused bits, on every target and thread count; new
+    arrays of the same signature (other values, strides) are read as they are."""
     calls = door_calls(monkeypatch)
     rng = np.random.default_rng(11)
     for fn, make in DOOR_CASES:
         f = eltwise.fuse(fn)
         args = make(rng, dt)
+        eltwise.set_target(TARGETS[0])
         with np.errstate(all="ignore"):
             exp = fn(*args)
             assert_bits(f(*args), exp)
@@ -551,7 +552,9 @@ def test_door_runs_registered_signatures(dt, monkeypatch):
                 for threads in (1, 2):
                     eltwise.set_num_threads(threads)
                     assert_bits(f(*args), exp)
-            assert len(calls) == (1 if door else 1 + 2 * len(TARGETS)), fn
+            # Through Python: the first call, and under each other target its first call
+            # (which registers that target's kernels; test_door_follows_set_target).
+            assert len(calls) == (len(TARGETS) if door else 1 + 2 * len(TARGETS)), fn
             calls.clear()
             # Other values, and strided views of the same shapes: still the door.
             other = [rng_array(rng, dt, a.shape) if isinstance(a, np.ndarray) else a
@@ -562,6 +565,25 @@ def test_door_runs_registered_signatures(dt, monkeypatch):
             assert_bits(f(*strided), fn(*other))
             assert len(calls) == (0 if door else 2)
         calls.clear()
+
+
+def test_door_follows_set_target():
+    """A signature registered under one target runs the current target's kernels after
+    set_target, as the unfused call does (float64 power's last bit differs between targets
+    with and without FMA, float32's between AVX3 and AVX2)."""
+    rng = np.random.default_rng(13)
+    for dt in (np.float64, np.float32):
+        x = rng.uniform(0.1, 10, 200_000).astype(dt)
+        y = rng.uniform(-30, 30, 200_000).astype(dt)
+        f = eltwise.fuse(lambda x, y: E.power(x, y))
+        results = {}
+        for target in TARGETS + TARGETS[::-1]:
+            eltwise.set_target(target)
+            exp = E.power(x, y)
+            assert_bits(f(x, y), exp)
+            results[target] = bits(exp)
+        differ = [t for t in TARGETS if not np.array_equal(results[t], results[TARGETS[0]])]
+        assert differ or len(TARGETS) == 1 or dt == np.float32  # the test can tell them apart
 
 
 def test_door_large_chain_on_threads(monkeypatch):

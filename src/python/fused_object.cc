@@ -13,6 +13,7 @@
 #include "core/fused.h"
 #include "core/small_buffer.h"
 #include "core/thread_pool.h"
+#include "kernels/table.h"
 #include "python/fused_call.h"
 #include "python/result_memory.h"
 
@@ -64,6 +65,7 @@ struct Entry {
   std::vector<ScalarSpec> scalars;
   std::vector<ScalarUse> uses;
   FusedProgram program;  // its views give dtypes only: each call makes its own
+  const KernelTable* table = nullptr;  // the target's kernels the steps were made with
   std::vector<Ref> out_descrs;
   std::vector<int> positions;  // output k is result position positions[k]
   bool tuple_result = false;
@@ -171,6 +173,9 @@ bool Silent(PyObject* o, DType compute) {
 // with an error set, *declined false, where the run itself failed.
 PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
   *declined = true;
+  // After set_target the steps' kernels are another target's: the
+  // implementation runs the call, and registers the program anew.
+  if (&Kernels() != e.table) return nullptr;
   // The call's operands, on the stack for a short chain: this call's views
   // of the entry's program (whose own views give their dtypes).
   const FusedProgram& p = e.program;
@@ -544,6 +549,7 @@ void FuseRemember(py::handle door, const py::tuple& arg_specs, const py::tuple& 
     placed[static_cast<size_t>(pos)] = true;
     e->positions.push_back(static_cast<int>(pos));
   }
+  e->table = &Kernels();  // what ParseSteps makes the steps' kernels from
   ParseSteps(steps, static_cast<int64_t>(e->scalars.size()), &p, &e->uses);
   std::vector<int> writes(nout, 0);
   for (const FusedStep& s : p.steps) {
