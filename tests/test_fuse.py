@@ -306,18 +306,24 @@ def test_large_chain_many_blocks():
         assert_bits(f(a, b, c, d, e), exp)
 
 
+def spy_on(monkeypatch, owner, name):
+    """A list of what owner.<name> returns on each call from here on."""
+    returned = []
+    real = getattr(owner, name)
+
+    def spy(*args):
+        r = real(*args)
+        returned.append(r)
+        return r
+
+    monkeypatch.setattr(owner, name, spy)
+    return returned
+
+
 def native_runs(monkeypatch):
-    """A list that counts the C++ block executor's runs from here on."""
-    runs = []
-    real = _fuse_run._Native.run
-
-    def spy(self, *args):
-        ran = real(self, *args)
-        runs.append(ran)
-        return ran
-
-    monkeypatch.setattr(_fuse_run._Native, "run", spy)
-    return runs
+    """Whether each run of the C++ block executor from Python ran (True) or left the blocks
+    to the Python loop (False), from here on."""
+    return spy_on(monkeypatch, _fuse_run._Native, "run")
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16, BF16, np.int8,
@@ -480,17 +486,9 @@ def test_traced_once_per_signature():
 
 
 def door_calls(monkeypatch):
-    """A list that counts the calls that reach Python (``_fuse_run.run``) from here on:
+    """A list with an entry per call that reaches Python (``_fuse_run.run``) from here on:
     the others ran in the fused function's C++ door."""
-    calls = []
-    real = _fuse_run.run
-
-    def spy(*args):
-        calls.append(1)
-        return real(*args)
-
-    monkeypatch.setattr(_fuse_run, "run", spy)
-    return calls
+    return spy_on(monkeypatch, _fuse_run, "run")
 
 
 E = eltwise

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import types
 
 import numpy as np
 
@@ -64,7 +63,9 @@ def _is_foreign(v) -> bool:
 
 
 class Fused:
-    """A fused function: see ``eltwise.fuse``."""
+    """The Python side of a fused function (see ``eltwise.fuse``): what its C++ door
+    (``_door``, the object fuse() returns, which carries fn's name, docstring, signature
+    and method binding) calls for every call it does not run itself."""
 
     def __init__(self, fn, static):
         self._fn = fn
@@ -82,7 +83,6 @@ class Fused:
         P = inspect.Parameter
         out = P("out", P.KEYWORD_ONLY, default=None)
         at = next((i for i, p in enumerate(params) if p.kind == P.VAR_KEYWORD), len(params))
-        functools.update_wrapper(self, fn)
         self.__signature__ = self._sig.replace(parameters=params[:at] + [out] + params[at:])
         # Plain positional parameters only: a call with all of them positionally needs no
         # binding.
@@ -92,9 +92,6 @@ class Fused:
         # The callable fuse() returns (_eltwise._FusedFunction, src/python/fused_object.h):
         # it runs a registered signature's calls in C++ and calls this object for the rest.
         self._door = None
-
-    def __get__(self, obj, cls=None):
-        return self if obj is None else types.MethodType(self, obj)
 
     def __repr__(self):
         return f"<eltwise.fuse of {self._fn!r}>"
