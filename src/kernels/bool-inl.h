@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "kernels/truncate-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {
@@ -42,7 +43,7 @@ HWY_INLINE hn::Vec<DO> MaskToBool(DO dout, DC dc, hn::Mask<DC> m) {
   if constexpr (sizeof(hn::TFromD<DC>) == 1) {
     return hn::BitCast(dout, ones);
   } else {
-    return hn::TruncateTo(dout, ones);
+    return TruncateLanes(dout, ones);
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include "core/dtype.h"
 #include "hwy/highway.h"
+#include "kernels/truncate-inl.h"
 #include "kernels/half-inl.h"  // ELTWISE_F16C
 
 HWY_BEFORE_NAMESPACE();
@@ -227,7 +228,7 @@ HWY_INLINE hn::Vec<D8> EncodeFloat(D8 d8, DF df, hn::Vec<DF> x) {
       code = hn::Or(code, sign);
     }
   }
-  return hn::BitCast(d8, hn::TruncateTo(hn::Rebind<uint8_t, DF>(), hn::BitCast(du, code)));
+  return hn::BitCast(d8, TruncateLanes(hn::Rebind<uint8_t, DF>(), hn::BitCast(du, code)));
 }
 
 // Computes integer lanes (DC: 8 to 64 bits) from the codes of the coded
@@ -265,11 +266,145 @@ HWY_INLINE hn::Vec<D8> EncodeInt(D8 d8, DC dc, hn::Vec<DC> v) {
   if constexpr (sizeof(hn::TFromD<DC>) == 1) {
     bytes = hn::BitCast(du8, v);
   } else {
-    bytes = hn::TruncateTo(du8, hn::BitCast(du, v));
+    bytes = TruncateLanes(du8, hn::BitCast(du, v));
   }
   (void)dc;
   return hn::BitCast(d8, hn::And(bytes, hn::Set(du8, static_cast<uint8_t>((1u << kBits) - 1))));
 }
+
+#if HWY_TARGET == HWY_AVX3_DL
+// Blocks of 64 codes (AVX3_DL: VBMI's two-register byte permutes), for the
+// 8-bit float formats with a sign bit (all but float8_e8m0fnu): 64 codes
+// decode to four float32 vectors and four float32 vectors encode to 64 codes
+// with the byte permutes, in-block unpacks and saturating packs, about half
+// the operations per element of DecodeFloat and EncodeFloat. The four
+// vectors hold the codes in the unpacks' order: vector k's lane 4q + j is
+// code 16q + 4k + j (q: the 128-bit block); the packs of EncodeBlock64 undo
+// exactly that order, so an op applied lane by lane to the four vectors of
+// each operand gives its codes in place.
+template <DType kId>
+constexpr bool kCodeBlocks =
+    Traits(kId).format.bits == 8 && Traits(kId).format.special != Special::kE8M0;
+
+// The 128 magnitudes' float32 bits, as two-register byte tables of their
+// bytes 2 (lo) and 3 (hi). Bytes 0 and 1 are zero: each value has at most 5
+// significant bits and an exponent within float32's normal range (a
+// bfloat16).
+struct CodeTables {
+  __m512i lo0, lo1, hi0, hi1;
+};
+
+template <DType kId>
+const CodeTables& TablesFor() {
+  static_assert(kCodeBlocks<kId> && Traits(kId).format.mant_bits <= 7, "a bfloat16 per code");
+  static const CodeTables tables = [] {
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<uint8_t, decltype(df)> d8;
+    const hn::RebindToUnsigned<decltype(df)> du;
+    alignas(64) uint8_t codes[128], lo[128], hi[128];
+    alignas(64) uint32_t bits[128];
+    for (int c = 0; c < 128; ++c) codes[c] = static_cast<uint8_t>(c);
+    for (size_t c = 0; c < 128; c += hn::Lanes(df)) {
+      hn::Store(hn::BitCast(du, DecodeFloat<kId>(df, hn::Load(d8, codes + c))), du, bits + c);
+    }
+    for (int c = 0; c < 128; ++c) {
+      lo[c] = static_cast<uint8_t>(bits[c] >> 16);
+      hi[c] = static_cast<uint8_t>(bits[c] >> 24);
+    }
+    return CodeTables{_mm512_load_si512(lo), _mm512_load_si512(lo + 64), _mm512_load_si512(hi),
+                      _mm512_load_si512(hi + 64)};
+  }();
+  return tables;
+}
+
+// Decodes the 64 codes of c into f[0..3] (the order above), exactly as
+// DecodeFloat: the magnitude's bytes from the tables (the permutes read the
+// low 7 bits), the code's sign on top; kFNUZ's 0x80 is a negative NaN.
+template <DType kId>
+HWY_INLINE void DecodeBlock64(const CodeTables& t, __m512i c, hn::Vec512<float> f[4]) {
+  __m512i lo = _mm512_permutex2var_epi8(t.lo0, c, t.lo1);
+  __m512i hi = _mm512_permutex2var_epi8(t.hi0, c, t.hi1);
+  hi = _mm512_ternarylogic_epi32(hi, c, _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);  // A | B & C
+  if constexpr (Traits(kId).format.special == Special::kFNUZ) {
+    const __mmask64 nan = _mm512_cmpeq_epi8_mask(c, _mm512_set1_epi8(static_cast<char>(0x80)));
+    hi = _mm512_mask_mov_epi8(hi, nan, _mm512_set1_epi8(static_cast<char>(0xFF)));
+    lo = _mm512_mask_mov_epi8(lo, nan, _mm512_set1_epi8(static_cast<char>(0xC0)));
+  }
+  const __m512i w0 = _mm512_unpacklo_epi8(lo, hi), w1 = _mm512_unpackhi_epi8(lo, hi);
+  const __m512i z = _mm512_setzero_si512();
+  f[0].raw = _mm512_castsi512_ps(_mm512_unpacklo_epi16(z, w0));
+  f[1].raw = _mm512_castsi512_ps(_mm512_unpackhi_epi16(z, w0));
+  f[2].raw = _mm512_castsi512_ps(_mm512_unpacklo_epi16(z, w1));
+  f[3].raw = _mm512_castsi512_ps(_mm512_unpackhi_epi16(z, w1));
+}
+
+// The code's magnitude of x, as EncodeFloat rounds it: for kIEEE formats
+// final, for the others before the clamp to kOverflow. Proof: with E x's exponent and Emin = 1 - bias the format's
+// smallest normal one, t = max(E - Emin, 0) << 23 (a saturating subtract of
+// the exponent fields, in the high 16-bit halves) and M = 2^(max(E, Emin) +
+// 23 - m), |x| + M in float32 has ulp 2^(max(E, Emin) - m), the format's
+// step at x, so it rounds |x| to a multiple of that step to nearest even;
+// its mantissa field is then the rounded |x| over the step, 2^m + mantissa
+// for a normal x (2^(m+1): rounded up to the next binade) and the subnormal
+// code below Emin, and adding (E - Emin) << m (t >> (23 - m)) gives the code
+// (a carry lands in the next exponent, correctly). Above the format's
+// largest exponent the second term alone passes kOverflow, whatever the
+// first (M may then be out of range), as it does for inf and NaN.
+template <DType kId>
+HWY_INLINE __m512i CodeMagnitude(hn::Vec512<float> x) {
+  using K = FloatCodeTraits<kId>;
+  const __m512i w = _mm512_castps_si512(x.raw);
+  const __m512i a = _mm512_and_si512(w, _mm512_set1_epi32(0x7FFFFFFF));
+  const __m512i t = _mm512_subs_epu16(_mm512_and_si512(w, _mm512_set1_epi32(0x7F800000)),
+                                      _mm512_set1_epi32(K::kMinNormalBits));
+  const __m512i mb = _mm512_add_epi32(t, _mm512_set1_epi32(K::kMinNormalBits + ((23 - K::kM) << 23)));
+  const __m512i s =
+      _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(mb)));
+  __m512i code = _mm512_add_epi32(_mm512_and_si512(s, _mm512_set1_epi32(0x7FFFFF)),
+                                  _mm512_srli_epi32(t, 23 - K::kM));
+  if constexpr (K::kNaN != K::kOverflow) {
+    // kIEEE: clamped here, so that NaN's code (above inf's) can follow.
+    code = _mm512_min_epi32(code, _mm512_set1_epi32(static_cast<int32_t>(K::kOverflow)));
+    const __mmask16 nan = _mm512_cmp_ps_mask(x.raw, x.raw, _CMP_UNORD_Q);
+    code = _mm512_mask_mov_epi32(code, nan, _mm512_set1_epi32(static_cast<int32_t>(K::kNaN)));
+  }
+  return code;
+}
+
+// Encodes f[0..3] (the order above) to 64 codes, exactly as EncodeFloat.
+// The packs saturate: magnitudes (non-negative) clamp to 0xFFFF, then to
+// kOverflow; the float32 bits' signed packs keep the sign in bit 7.
+template <DType kId>
+HWY_INLINE __m512i EncodeBlock64(const hn::Vec512<float> f[4]) {
+  using K = FloatCodeTraits<kId>;
+  const auto clamped = [](__m512i c) {
+    if constexpr (K::kNaN != K::kOverflow) return c;
+    return _mm512_min_epu16(c, _mm512_set1_epi16(static_cast<int16_t>(K::kOverflow)));
+  };
+  const __m512i code = _mm512_packus_epi16(
+      clamped(_mm512_packus_epi32(CodeMagnitude<kId>(f[0]), CodeMagnitude<kId>(f[1]))),
+      clamped(_mm512_packus_epi32(CodeMagnitude<kId>(f[2]), CodeMagnitude<kId>(f[3]))));
+  const auto bits = [&](int k) { return _mm512_castps_si512(f[k].raw); };
+  __m512i sign = _mm512_packs_epi16(_mm512_packs_epi32(bits(0), bits(1)),
+                                    _mm512_packs_epi32(bits(2), bits(3)));
+  if constexpr (K::kF.special == Special::kFNUZ) {
+    // No -0, and 0x80 (NaN) takes no sign: only codes 1 .. 0x7F do.
+    const __mmask64 signed_code = _mm512_cmplt_epu8_mask(
+        _mm512_sub_epi8(code, _mm512_set1_epi8(1)), _mm512_set1_epi8(0x7F));
+    sign = _mm512_maskz_mov_epi8(signed_code, sign);
+  }
+  return _mm512_ternarylogic_epi32(code, sign, _mm512_set1_epi8(static_cast<char>(0x80)),
+                                   0xF8);  // A | B & C
+}
+
+// 64 comparison results (the order above) as bool bytes in place.
+HWY_INLINE __m512i BoolBlock64(const hn::Mask512<float> m[4]) {
+  const auto lanes = [&](int k) { return _mm512_movm_epi32(m[k].raw); };
+  const __m512i ones = _mm512_packs_epi16(_mm512_packs_epi32(lanes(0), lanes(1)),
+                                          _mm512_packs_epi32(lanes(2), lanes(3)));
+  return _mm512_and_si512(ones, _mm512_set1_epi8(1));
+}
+#endif  // HWY_TARGET == HWY_AVX3_DL
 
 }  // namespace HWY_NAMESPACE
 }  // namespace eltwise

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "kernels/truncate-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {
@@ -86,7 +87,7 @@ HWY_INLINE hn::Vec<DH> F32ToF16(DH dh, DF df, hn::Vec<DF> f) {
                           hn::ShiftRight<13>(hn::And(w, hn::Set(du, 0x7FFFFFu))));
   const auto is_nan = hn::Gt(shl1, hn::Set(du, 0xFF000000u));
   const auto h = hn::Or(hn::ShiftRight<16>(sign), hn::IfThenElse(is_nan, nan, finite));
-  return hn::BitCast(dh, hn::TruncateTo(hn::Rebind<uint16_t, DF>(), h));
+  return hn::BitCast(dh, TruncateLanes(hn::Rebind<uint16_t, DF>(), h));
 #endif
 }
 
@@ -106,7 +107,7 @@ HWY_INLINE hn::Vec<DB> F32ToBF16(DB db, DF df, hn::Vec<DF> f) {
   }
   const auto lsb = hn::And(hn::ShiftRight<16>(w), hn::Set(du, 1u));
   const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(w, hn::Set(du, 0x7FFFu)), lsb));
-  return hn::BitCast(db, hn::TruncateTo(hn::Rebind<uint16_t, DF>(), rounded));
+  return hn::BitCast(db, TruncateLanes(hn::Rebind<uint16_t, DF>(), rounded));
 }
 
 }  // namespace HWY_NAMESPACE

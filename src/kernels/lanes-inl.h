@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "kernels/truncate-inl.h"
 #include "core/dtype.h"
 #include "kernels/bool-inl.h"
 #include "kernels/coded-inl.h"
@@ -156,7 +157,7 @@ HWY_INLINE hn::Vec<DO> Narrow(DO dout, DC dc, hn::Vec<DC> v) {
   } else {  // wider integer -> narrower integer, wrapping
     const hn::RebindToUnsigned<DC> duc;
     const hn::RebindToUnsigned<DO> duo;
-    return hn::BitCast(dout, hn::TruncateTo(duo, hn::BitCast(duc, v)));
+    return hn::BitCast(dout, TruncateLanes(duo, hn::BitCast(duc, v)));
   }
 }
 

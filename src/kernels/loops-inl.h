@@ -47,6 +47,54 @@ namespace hn = hwy::HWY_NAMESPACE;
 // (outputs larger than the cache), honoured where the result fills whole
 // vectors.
 
+#if HWY_TARGET == HWY_AVX3_DL
+// The whole blocks of 64 elements from the start of a coded float op
+// (coded-inl.h, kCodeBlocks) whose result is its dtype or bool, through
+// DecodeBlock64 and EncodeBlock64 (or BoolBlock64); the op runs on the same
+// float32 lanes as in BinaryLoop's vectors, so the bits are the same. vs is
+// the broadcast operand of a scalar loop kind. Returns the elements done (0
+// where this does not apply). Each block loads all its operands before its
+// store, so `out` may alias an input.
+template <typename T, typename O, LoopKind kKind, class Op, class DC>
+HWY_INLINE size_t CodeBlocks(Op& op, DC dc, hn::Vec<DC> vs, const Lane<T>* a, const Lane<T>* b,
+                             Lane<O>* out, size_t n) {
+  if constexpr (CodedTraits<T>::kFloat && std::is_same<hn::TFromD<DC>, float>::value &&
+                hn::MaxLanes(DC()) == 16) {
+    constexpr DType kId = CodedTraits<T>::kDType;
+    using R = decltype(op(dc, vs, vs));
+    constexpr bool kMask = std::is_same<R, hn::Mask<DC>>::value;
+    if constexpr (kCodeBlocks<kId> &&
+                  (kMask ? std::is_same<O, uint8_t>::value : std::is_same<O, T>::value)) {
+      const CodeTables& tables = TablesFor<kId>();
+      size_t i = 0;
+      for (; i + 64 <= n; i += 64) {
+        hn::Vec512<float> va[4], vb[4];
+        if (kKind == LoopKind::kScalarFirst) {
+          va[0] = va[1] = va[2] = va[3] = vs;
+        } else {
+          DecodeBlock64<kId>(tables, _mm512_loadu_si512(a + i), va);
+        }
+        if (kKind == LoopKind::kScalarSecond) {
+          vb[0] = vb[1] = vb[2] = vb[3] = vs;
+        } else {
+          DecodeBlock64<kId>(tables, _mm512_loadu_si512(b + i), vb);
+        }
+        R r[4] = {op(dc, va[0], vb[0]), op(dc, va[1], vb[1]), op(dc, va[2], vb[2]),
+                  op(dc, va[3], vb[3])};
+        if constexpr (kMask) {
+          _mm512_storeu_si512(out + i, BoolBlock64(r));
+        } else {
+          _mm512_storeu_si512(out + i, EncodeBlock64<kId>(r));
+        }
+      }
+      return i;
+    }
+  }
+  (void)op, (void)dc, (void)vs, (void)a, (void)b, (void)out, (void)n;
+  return 0;
+}
+#endif
+
 template <class Op, typename T, typename O, LoopKind kKind>
 int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
                void* HWY_RESTRICT po, size_t n, unsigned hints) {
@@ -111,6 +159,9 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   };
 
   size_t i = 0;
+#if HWY_TARGET == HWY_AVX3_DL
+  i = CodeBlocks<T, O, kKind>(op, dc, vs, a, b, out, n);
+#endif
   constexpr bool kCanStream = sizeof(O) == sizeof(C) && HWY_TARGET != HWY_SCALAR;
   if (kCanStream && (hints & kHintStream) && n >= 4 * N) {
     const size_t vbytes = N * sizeof(O);

@@ -122,7 +122,7 @@ HWY_INLINE void LookupLog(D d, VI i, V& invc, V& logc, V& logctail) {
     return;
   }
 #endif
-#if HWY_TARGET == HWY_AVX3
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   if constexpr (hn::MaxLanes(D()) == 8) {
     // Eight entries loaded whole (4 doubles each) and transposed by permutes:
     // the same values as three gathers, at less cost.
@@ -179,7 +179,7 @@ HWY_INLINE void LookupExp(D d, VU j, VU& tail, VU& sbits) {
     return;
   }
 #endif
-#if HWY_TARGET == HWY_AVX3
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   if constexpr (hn::MaxLanes(D()) == 8) {
     alignas(64) uint64_t jj[8];  // entries of 2: tail, sbits
     hn::Store(j, du, jj);
