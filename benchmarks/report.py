@@ -381,7 +381,7 @@ def goals(meta, records, libs):
     out.append(_min_goal("the same, full-range values >= 1.0x NumPy", int_div("int-full"), 1.0))
     # Power's goals depend on the target: with AVX-512, NumPy's power is SVML's vector
     # code; without, glibc's pow one element at a time.
-    avx3 = meta.get("eltwise_target") == "AVX3"
+    avx3 = str(meta.get("eltwise_target")).startswith("AVX3")  # AVX3, AVX3_DL
     for dt, need in (("float32", 1.5 if avx3 else 2.0), ("float64", 1.2)):
         recs = [r for r in timed if r["dtype"] == dt and r["op"] == "power"
                 and r["n_out"] >= 1000]
