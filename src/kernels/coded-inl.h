@@ -273,8 +273,8 @@ HWY_INLINE hn::Vec<D8> EncodeInt(D8 d8, DC dc, hn::Vec<DC> v) {
 }
 
 #if HWY_TARGET == HWY_AVX3_DL
-// Blocks of 64 codes (AVX3_DL: VBMI's two-register byte permutes), for the
-// 8-bit float formats with a sign bit (all but float8_e8m0fnu): 64 codes
+// Blocks of 64 codes (AVX3_DL: VBMI's byte permutes), for the float formats
+// with a sign bit (all but float8_e8m0fnu): 64 codes
 // decode to four float32 vectors and four float32 vectors encode to 64 codes
 // with the byte permutes, in-block unpacks and saturating packs, about half
 // the operations per element of DecodeFloat and EncodeFloat. The four
@@ -283,13 +283,15 @@ HWY_INLINE hn::Vec<D8> EncodeInt(D8 d8, DC dc, hn::Vec<DC> v) {
 // exactly that order, so an op applied lane by lane to the four vectors of
 // each operand gives its codes in place.
 template <DType kId>
-constexpr bool kCodeBlocks =
-    Traits(kId).format.bits == 8 && Traits(kId).format.special != Special::kE8M0;
+constexpr bool kCodeBlocks = Traits(kId).format.exp_bits > 0 && Traits(kId).format.special != Special::kE8M0;
 
-// The 128 magnitudes' float32 bits, as two-register byte tables of their
-// bytes 2 (lo) and 3 (hi). Bytes 0 and 1 are zero: each value has at most 5
-// significant bits and an exponent within float32's normal range (a
-// bfloat16).
+// The float32 bits' bytes 2 (lo) and 3 (hi) of each code, as byte tables:
+// for the 8-bit formats the 128 magnitudes (two registers each, the sign
+// apart), for the float6/float4 formats (kFinite) every code, its 64 entries
+// the low 6 bits of a byte (float4's 16 codes four times: the bits above a
+// code are ignored, as DecodeFloat ignores them). Bytes 0 and 1 are zero:
+// each value has at most 5 significant bits and an exponent within
+// float32's normal range (a bfloat16).
 struct CodeTables {
   __m512i lo0, lo1, hi0, hi1;
 };
@@ -297,19 +299,21 @@ struct CodeTables {
 template <DType kId>
 const CodeTables& TablesFor() {
   static_assert(kCodeBlocks<kId> && Traits(kId).format.mant_bits <= 7, "a bfloat16 per code");
+  constexpr int kCodes = Traits(kId).format.bits == 8 ? 128 : 64;
+  constexpr uint32_t kCodeMask = (1u << Traits(kId).format.bits) - 1;
   static const CodeTables tables = [] {
     const hn::ScalableTag<float> df;
     const hn::Rebind<uint8_t, decltype(df)> d8;
     const hn::RebindToUnsigned<decltype(df)> du;
     alignas(64) uint8_t codes[128], lo[128], hi[128];
     alignas(64) uint32_t bits[128];
-    for (int c = 0; c < 128; ++c) codes[c] = static_cast<uint8_t>(c);
+    for (int c = 0; c < 128; ++c) codes[c] = static_cast<uint8_t>(c & kCodeMask);
     for (size_t c = 0; c < 128; c += hn::Lanes(df)) {
       hn::Store(hn::BitCast(du, DecodeFloat<kId>(df, hn::Load(d8, codes + c))), du, bits + c);
     }
     for (int c = 0; c < 128; ++c) {
-      lo[c] = static_cast<uint8_t>(bits[c] >> 16);
-      hi[c] = static_cast<uint8_t>(bits[c] >> 24);
+      lo[c] = static_cast<uint8_t>(bits[c % kCodes] >> 16);
+      hi[c] = static_cast<uint8_t>(bits[c % kCodes] >> 24);
     }
     return CodeTables{_mm512_load_si512(lo), _mm512_load_si512(lo + 64), _mm512_load_si512(hi),
                       _mm512_load_si512(hi + 64)};
@@ -318,13 +322,21 @@ const CodeTables& TablesFor() {
 }
 
 // Decodes the 64 codes of c into f[0..3] (the order above), exactly as
-// DecodeFloat: the magnitude's bytes from the tables (the permutes read the
-// low 7 bits), the code's sign on top; kFNUZ's 0x80 is a negative NaN.
+// DecodeFloat: 8-bit formats: the magnitude's bytes from the tables (the
+// permutes read the low 7 bits), the code's sign on top, kFNUZ's 0x80 a
+// negative NaN; kFinite: the code's bytes (the permutes read the low 6 bits).
 template <DType kId>
 HWY_INLINE void DecodeBlock64(const CodeTables& t, __m512i c, hn::Vec512<float> f[4]) {
-  __m512i lo = _mm512_permutex2var_epi8(t.lo0, c, t.lo1);
-  __m512i hi = _mm512_permutex2var_epi8(t.hi0, c, t.hi1);
-  hi = _mm512_ternarylogic_epi32(hi, c, _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);  // A | B & C
+  __m512i lo, hi;
+  if constexpr (Traits(kId).format.bits == 8) {
+    lo = _mm512_permutex2var_epi8(t.lo0, c, t.lo1);
+    hi = _mm512_permutex2var_epi8(t.hi0, c, t.hi1);
+    hi = _mm512_ternarylogic_epi32(hi, c, _mm512_set1_epi8(static_cast<char>(0x80)),
+                                   0xF8);  // A | B & C
+  } else {
+    lo = _mm512_permutexvar_epi8(c, t.lo0);
+    hi = _mm512_permutexvar_epi8(c, t.hi0);
+  }
   if constexpr (Traits(kId).format.special == Special::kFNUZ) {
     const __mmask64 nan = _mm512_cmpeq_epi8_mask(c, _mm512_set1_epi8(static_cast<char>(0x80)));
     hi = _mm512_mask_mov_epi8(hi, nan, _mm512_set1_epi8(static_cast<char>(0xFF)));
@@ -373,18 +385,35 @@ HWY_INLINE __m512i CodeMagnitude(hn::Vec512<float> x) {
 
 // Encodes f[0..3] (the order above) to 64 codes, exactly as EncodeFloat.
 // The packs saturate: magnitudes (non-negative) clamp to 0xFFFF, then to
-// kOverflow; the float32 bits' signed packs keep the sign in bit 7.
+// kOverflow; the float32 bits' signed packs keep the sign in bit 7, moved to
+// the format's sign bit. kFinite: NaN is the zero code of the other sign.
 template <DType kId>
 HWY_INLINE __m512i EncodeBlock64(const hn::Vec512<float> f[4]) {
   using K = FloatCodeTraits<kId>;
+  constexpr bool kFinite = K::kF.special == Special::kFinite;
+  __mmask16 nan[4] = {0, 0, 0, 0};
+  if constexpr (kFinite) {
+    for (int k = 0; k < 4; ++k) nan[k] = _mm512_cmp_ps_mask(f[k].raw, f[k].raw, _CMP_UNORD_Q);
+  }
+  const auto magnitude = [&](int k) {
+    const __m512i code = CodeMagnitude<kId>(f[k]);
+    if constexpr (kFinite) return _mm512_mask_mov_epi32(code, nan[k], _mm512_setzero_si512());
+    return code;
+  };
   const auto clamped = [](__m512i c) {
     if constexpr (K::kNaN != K::kOverflow) return c;
     return _mm512_min_epu16(c, _mm512_set1_epi16(static_cast<int16_t>(K::kOverflow)));
   };
   const __m512i code = _mm512_packus_epi16(
-      clamped(_mm512_packus_epi32(CodeMagnitude<kId>(f[0]), CodeMagnitude<kId>(f[1]))),
-      clamped(_mm512_packus_epi32(CodeMagnitude<kId>(f[2]), CodeMagnitude<kId>(f[3]))));
-  const auto bits = [&](int k) { return _mm512_castps_si512(f[k].raw); };
+      clamped(_mm512_packus_epi32(magnitude(0), magnitude(1))),
+      clamped(_mm512_packus_epi32(magnitude(2), magnitude(3))));
+  const auto bits = [&](int k) {
+    const __m512i w = _mm512_castps_si512(f[k].raw);
+    if constexpr (kFinite) {
+      return _mm512_mask_xor_epi32(w, nan[k], w, _mm512_set1_epi32(static_cast<int32_t>(0x80000000u)));
+    }
+    return w;
+  };
   __m512i sign = _mm512_packs_epi16(_mm512_packs_epi32(bits(0), bits(1)),
                                     _mm512_packs_epi32(bits(2), bits(3)));
   if constexpr (K::kF.special == Special::kFNUZ) {
@@ -393,7 +422,13 @@ HWY_INLINE __m512i EncodeBlock64(const hn::Vec512<float> f[4]) {
         _mm512_sub_epi8(code, _mm512_set1_epi8(1)), _mm512_set1_epi8(0x7F));
     sign = _mm512_maskz_mov_epi8(signed_code, sign);
   }
-  return _mm512_ternarylogic_epi32(code, sign, _mm512_set1_epi8(static_cast<char>(0x80)),
+  if constexpr (K::kSignBit != 0x80) {
+    // Bit 7 of each byte to the sign bit: a 16-bit shift, whose bits from
+    // the byte above fall outside the mask.
+    constexpr int kShift = 7 - (K::kMagBits);
+    sign = _mm512_srli_epi16(sign, kShift);
+  }
+  return _mm512_ternarylogic_epi32(code, sign, _mm512_set1_epi8(static_cast<char>(K::kSignBit)),
                                    0xF8);  // A | B & C
 }
 

@@ -48,13 +48,15 @@ namespace hn = hwy::HWY_NAMESPACE;
 // vectors.
 
 #if HWY_TARGET == HWY_AVX3_DL
-// The whole blocks of 64 elements from the start of a coded float op
-// (coded-inl.h, kCodeBlocks) whose result is its dtype or bool, through
-// DecodeBlock64 and EncodeBlock64 (or BoolBlock64); the op runs on the same
-// float32 lanes as in BinaryLoop's vectors, so the bits are the same. vs is
-// the broadcast operand of a scalar loop kind. Returns the elements done (0
-// where this does not apply). Each block loads all its operands before its
-// store, so `out` may alias an input.
+// A coded float op (coded-inl.h, kCodeBlocks) whose result is its dtype or
+// bool, in blocks of 64 elements through DecodeBlock64 and EncodeBlock64 (or
+// BoolBlock64), the last one through padded buffers: every element runs the
+// same instructions, so which NaN a NaN-with-NaN result keeps does not depend
+// on where the element lies or on the thread count. The op runs on the same
+// float32 lanes as in BinaryLoop's vectors. vs is the broadcast operand of a
+// scalar loop kind. Returns the elements done: n, or 0 where this does not
+// apply. Each block loads all its operands before its store, so `out` may
+// alias an input.
 template <typename T, typename O, LoopKind kKind, class Op, class DC>
 HWY_INLINE size_t CodeBlocks(Op& op, DC dc, hn::Vec<DC> vs, const Lane<T>* a, const Lane<T>* b,
                              Lane<O>* out, size_t n) {
@@ -66,28 +68,38 @@ HWY_INLINE size_t CodeBlocks(Op& op, DC dc, hn::Vec<DC> vs, const Lane<T>* a, co
     if constexpr (kCodeBlocks<kId> &&
                   (kMask ? std::is_same<O, uint8_t>::value : std::is_same<O, T>::value)) {
       const CodeTables& tables = TablesFor<kId>();
-      size_t i = 0;
-      for (; i + 64 <= n; i += 64) {
+      const auto block = [&](const Lane<T>* pa, const Lane<T>* pb, Lane<O>* po) {
         hn::Vec512<float> va[4], vb[4];
         if (kKind == LoopKind::kScalarFirst) {
           va[0] = va[1] = va[2] = va[3] = vs;
         } else {
-          DecodeBlock64<kId>(tables, _mm512_loadu_si512(a + i), va);
+          DecodeBlock64<kId>(tables, _mm512_loadu_si512(pa), va);
         }
         if (kKind == LoopKind::kScalarSecond) {
           vb[0] = vb[1] = vb[2] = vb[3] = vs;
         } else {
-          DecodeBlock64<kId>(tables, _mm512_loadu_si512(b + i), vb);
+          DecodeBlock64<kId>(tables, _mm512_loadu_si512(pb), vb);
         }
         R r[4] = {op(dc, va[0], vb[0]), op(dc, va[1], vb[1]), op(dc, va[2], vb[2]),
                   op(dc, va[3], vb[3])};
         if constexpr (kMask) {
-          _mm512_storeu_si512(out + i, BoolBlock64(r));
+          _mm512_storeu_si512(po, BoolBlock64(r));
         } else {
-          _mm512_storeu_si512(out + i, EncodeBlock64<kId>(r));
+          _mm512_storeu_si512(po, EncodeBlock64<kId>(r));
         }
+      };
+      size_t i = 0;
+      for (; i + 64 <= n; i += 64) block(a + i, b + i, out + i);
+      if (i < n) {
+        alignas(64) Lane<T> ta[64], tb[64];
+        alignas(64) Lane<O> to[64];
+        for (size_t j = 0; j < 64; ++j) ta[j] = tb[j] = OneOf<T>();
+        if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i, n - i);
+        if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i, n - i);
+        block(ta, tb, to);
+        memcpy(out + i, to, n - i);
       }
-      return i;
+      return n;
     }
   }
   (void)op, (void)dc, (void)vs, (void)a, (void)b, (void)out, (void)n;
