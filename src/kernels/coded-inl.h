@@ -274,16 +274,17 @@ HWY_INLINE hn::Vec<D8> EncodeInt(D8 d8, DC dc, hn::Vec<DC> v) {
 
 #if HWY_TARGET == HWY_AVX3_DL
 // Blocks of 64 codes (AVX3_DL: VBMI's byte permutes), for the float formats
-// with a sign bit (all but float8_e8m0fnu): 64 codes
-// decode to four float32 vectors and four float32 vectors encode to 64 codes
-// with the byte permutes, in-block unpacks and saturating packs, about half
-// the operations per element of DecodeFloat and EncodeFloat. The four
+// with a sign bit (all but float8_e8m0fnu): 64 codes decode to four float32
+// vectors and four float32 vectors encode to 64 codes with the byte
+// permutes, in-block unpacks and saturating packs, about half the operations
+// per element of DecodeFloat and EncodeFloat. The four
 // vectors hold the codes in the unpacks' order: vector k's lane 4q + j is
 // code 16q + 4k + j (q: the 128-bit block); the packs of EncodeBlock64 undo
 // exactly that order, so an op applied lane by lane to the four vectors of
 // each operand gives its codes in place.
 template <DType kId>
-constexpr bool kCodeBlocks = Traits(kId).format.exp_bits > 0 && Traits(kId).format.special != Special::kE8M0;
+constexpr bool kCodeBlocks =
+    Traits(kId).format.exp_bits > 0 && Traits(kId).format.special != Special::kE8M0;
 
 // The float32 bits' bytes 2 (lo) and 3 (hi) of each code, as byte tables:
 // for the 8-bit formats the 128 magnitudes (two registers each, the sign
@@ -351,17 +352,18 @@ HWY_INLINE void DecodeBlock64(const CodeTables& t, __m512i c, hn::Vec512<float> 
 }
 
 // The code's magnitude of x, as EncodeFloat rounds it: for kIEEE formats
-// final, for the others before the clamp to kOverflow. Proof: with E x's exponent and Emin = 1 - bias the format's
-// smallest normal one, t = max(E - Emin, 0) << 23 (a saturating subtract of
-// the exponent fields, in the high 16-bit halves) and M = 2^(max(E, Emin) +
-// 23 - m), |x| + M in float32 has ulp 2^(max(E, Emin) - m), the format's
-// step at x, so it rounds |x| to a multiple of that step to nearest even;
-// its mantissa field is then the rounded |x| over the step, 2^m + mantissa
-// for a normal x (2^(m+1): rounded up to the next binade) and the subnormal
-// code below Emin, and adding (E - Emin) << m (t >> (23 - m)) gives the code
-// (a carry lands in the next exponent, correctly). Above the format's
-// largest exponent the second term alone passes kOverflow, whatever the
-// first (M may then be out of range), as it does for inf and NaN.
+// final, for the others before the clamp to kOverflow. Proof: with E x's
+// exponent and Emin = 1 - bias the format's smallest normal one, t = max(E -
+// Emin, 0) << 23 (a saturating subtract of the exponent fields, in the high
+// 16-bit halves) and M = 2^(max(E, Emin) + 23 - m), |x| + M in float32 has ulp
+// 2^(max(E, Emin) - m), the format's step at x, so it rounds |x| to a multiple
+// of that step to nearest even; its mantissa field is then the rounded |x|
+// over the step, 2^m + mantissa for a normal x (2^(m+1): rounded up to the
+// next binade) and the subnormal code below Emin, and adding (E - Emin) << m
+// (t >> (23 - m)) gives the code (a carry lands in the next exponent,
+// correctly). Above the format's largest exponent the second term alone passes
+// kOverflow, whatever the first (M may then be out of range), as it does for
+// inf and NaN.
 template <DType kId>
 HWY_INLINE __m512i CodeMagnitude(hn::Vec512<float> x) {
   using K = FloatCodeTraits<kId>;
@@ -369,7 +371,8 @@ HWY_INLINE __m512i CodeMagnitude(hn::Vec512<float> x) {
   const __m512i a = _mm512_and_si512(w, _mm512_set1_epi32(0x7FFFFFFF));
   const __m512i t = _mm512_subs_epu16(_mm512_and_si512(w, _mm512_set1_epi32(0x7F800000)),
                                       _mm512_set1_epi32(K::kMinNormalBits));
-  const __m512i mb = _mm512_add_epi32(t, _mm512_set1_epi32(K::kMinNormalBits + ((23 - K::kM) << 23)));
+  const __m512i mb =
+      _mm512_add_epi32(t, _mm512_set1_epi32(K::kMinNormalBits + ((23 - K::kM) << 23)));
   const __m512i s =
       _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(mb)));
   __m512i code = _mm512_add_epi32(_mm512_and_si512(s, _mm512_set1_epi32(0x7FFFFF)),
@@ -410,7 +413,8 @@ HWY_INLINE __m512i EncodeBlock64(const hn::Vec512<float> f[4]) {
   const auto bits = [&](int k) {
     const __m512i w = _mm512_castps_si512(f[k].raw);
     if constexpr (kFinite) {
-      return _mm512_mask_xor_epi32(w, nan[k], w, _mm512_set1_epi32(static_cast<int32_t>(0x80000000u)));
+      return _mm512_mask_xor_epi32(w, nan[k], w,
+                                   _mm512_set1_epi32(static_cast<int32_t>(0x80000000u)));
     }
     return w;
   };
