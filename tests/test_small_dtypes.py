@@ -123,9 +123,9 @@ def test_every_target_and_thread_count_gives_the_same_codes(dt):
     (AVX3_DL's DecodeBlock64/EncodeBlock64 beside the per-vector loop, kernels/
     coded-inl.h), in place too: on each target the same bytes at 1 and 2 threads, and
     NumPy's results (NaN as NaN). Which NaN code a NaN-with-NaN result holds may
-    differ between targets, and off AVX3_DL in `power` with where the element lies
+    differ between targets, and in `power` with where the element lies
     (docs/semantics.md, "Low-precision dtypes"), so those pairs are left out of the
-    byte comparison there."""
+    byte comparison."""
     rng = np.random.default_rng(23)
     bits = CODED_ROWS[CODED_DTYPES.index(dt)]["code_bits"]
     n = 300_001  # above the 2-thread size of every op
@@ -148,9 +148,7 @@ def test_every_target_and_thread_count_gives_the_same_codes(dt):
                             inplace = x1.copy()
                             fn(inplace, x2, out=inplace)
                             results.append(inplace)
-                    keep = np.ones(np.broadcast_shapes(x1.shape, x2.shape), bool)
-                    if t != "AVX3_DL":
-                        keep &= ~(np.isnan(x1.astype(np.float32)) & np.isnan(x2.astype(np.float32)))
+                    keep = ~(np.isnan(x1.astype(np.float32)) & np.isnan(x2.astype(np.float32)))
                     for got in results:
                         assert np.array_equal(got.view(np.uint8)[keep],
                                               results[0].view(np.uint8)[keep]), (name, t)

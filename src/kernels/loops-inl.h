@@ -50,9 +50,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET == HWY_AVX3_DL
 // A coded float op (coded-inl.h, kCodeBlocks) whose result is its dtype or
 // bool, in blocks of 64 elements through DecodeBlock64 and EncodeBlock64 (or
-// BoolBlock64), the last one through padded buffers: every element runs the
-// same instructions, so which NaN a NaN-with-NaN result keeps does not depend
-// on where the element lies or on the thread count. The op runs on the same
+// BoolBlock64), the last one through padded buffers. The op runs on the same
 // float32 lanes as in BinaryLoop's vectors. vs is the broadcast operand of a
 // scalar loop kind. Returns the elements done: n, or 0 where this does not
 // apply. Each block loads all its operands before its store, so `out` may
