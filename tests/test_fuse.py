@@ -230,6 +230,39 @@ def test_random_chains_bit_for_bit(dt, small_blocks):
     assert checked >= 7  # most programs compute
 
 
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_random_chains_in_tiles(dt, monkeypatch):
+    """The C++ executor runs a block tile by tile (src/core/fused.cc, RunTiles): blocks of
+    several tiles and a partial last tile (BLOCK_BYTES not a multiple of a tile), results
+    of several blocks per thread at 2 threads, the default block of one or two blocks, and
+    broadcast operands that are a scalar within each block (pdpd per-channel): fused ==
+    unfused, bit for bit, on every target and at 1 and 2 threads."""
+    rng = np.random.default_rng(124 + ALL_DTYPES.index(dt))
+    checked = 0
+    for trial in range(6):
+        shape = [(3, 2501), (50_003,), (2, 3, 1700)][trial % 3]
+        if trial < 3:
+            monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", 20_000)
+        else:
+            monkeypatch.undo()
+        leaves, steps, outputs = make_program(dt, shape, int(rng.integers(2, 9)), rng)
+        f = fused_program(steps, outputs)
+        try:
+            unfused(steps, outputs, leaves)
+        except Exception:  # noqa: BLE001 - test_random_chains_bit_for_bit checks errors
+            continue
+        for target in TARGETS:
+            eltwise.set_target(target)
+            exp = unfused(steps, outputs, leaves)  # float64 power's bits depend on the target
+            for threads in (1, 2):
+                eltwise.set_num_threads(threads)
+                with np.errstate(all="ignore"):
+                    got = f(*leaves)
+                assert_bits(got, exp)
+        checked += 1
+    assert checked >= 3
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float16, BF16, np.int8, np.uint64],
                          ids=lambda d: np.dtype(d).name)
 def test_random_chains_with_out(dt, small_blocks):

@@ -28,6 +28,19 @@ struct BlockView {
 // stack (a short chain on one thread allocates nothing for it).
 constexpr size_t kInlineResults = 8;
 
+// RunTiles: a tile is kTileBytes of the program's widest dtype (a multiple of
+// 64 elements, the coded dtypes' block on AVX3_DL), small enough that a
+// chain's tiles stay in L1 together; programs of more steps than
+// kMaxTiledSteps run step by step over the block.
+constexpr int64_t kTileBytes = 2048;
+constexpr size_t kMaxTiledSteps = 64;
+
+// A run on more threads cuts its result into at least kBlocksPerThread
+// blocks per thread, each of at least kMinSplitBlock elements (a block is
+// a thread's unit of work).
+constexpr int64_t kBlocksPerThread = 4;
+constexpr int64_t kMinSplitBlock = 4096;
+
 struct Work {
   const FusedProgram* program = nullptr;
   FusedOperands operands = {};
@@ -45,6 +58,8 @@ struct Work {
   int64_t batch = 1;
   bool stream = false;      // the outputs are larger than the cache: non-temporal stores
   const bool* read_later = nullptr;  // per step: a later step reads its result
+  bool tiled = false;       // no step needs a cast, and there are at most kMaxTiledSteps
+  int64_t tile_elements = 1;  // RunTiles' tile: kTileBytes of the widest dtype
   // Per thread: the steps' results in the block at hand, and their flags.
   BlockView* results = nullptr;
   int* thread_flags = nullptr;
@@ -146,10 +161,89 @@ struct Block {
   }
 };
 
+// Where one step's operand or result lies in the tile at hand: p advanced by
+// `advance` bytes per element of the tile's start (0 for a broadcast scalar
+// and for a buffer slot, which holds the tile at its start).
+struct TilePlace {
+  const char* p = nullptr;
+  int64_t advance = 0;
+};
+
+// Runs block `block` tile by tile: every step on w.tile_elements elements, then
+// every step on the next ones. A step's result is then read back from a tile
+// that is still in L1, where running each step over the whole block would
+// write and re-read block-sized buffers (past L1, often past L2). Each step's
+// kernel computes the same elements of the same operands as on the whole
+// block, so the bits are the same. Applies when every operand of every step
+// is, in this block, one contiguous run or a broadcast scalar, and every
+// output one contiguous run (w.tiled: no step needs a cast, both checked
+// beforehand); false, having run nothing, otherwise.
+bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
+  const FusedProgram& p = *w.program;
+  const int nd = w.ndim;
+  const int64_t* shape = block.shape;
+  const size_t n_steps = p.steps.size();
+  TilePlace x[kMaxTiledSteps][2], out[kMaxTiledSteps];
+  LoopKind kind[kMaxTiledSteps];
+  unsigned hints[kMaxTiledSteps];
+  int64_t bytes;
+  for (size_t s = 0; s < n_steps; ++s) {
+    const FusedStep& step = p.steps[s];
+    const int64_t item = static_cast<int64_t>(ItemSize(step.compute));
+    bool scalar[2];
+    for (int i = 0; i < 2; ++i) {
+      const FusedSource& src = step.x[i];
+      scalar[i] = src.kind == FusedSource::kScalar;
+      if (src.kind == FusedSource::kScalar) {
+        x[s][i] = {w.operands.scalars[src.index], 0};
+      } else if (src.kind == FusedSource::kInput) {
+        BlockView v;
+        block.ViewInto(w, w.operands.inputs[src.index], &v);
+        scalar[i] = true;
+        for (int d = 0; d < nd; ++d) scalar[i] &= v.s[d] == 0;
+        if (!scalar[i] && !ContiguousExtent(v, shape, nd, &bytes)) return false;
+        x[s][i] = {v.p, scalar[i] ? 0 : item};
+      } else {
+        x[s][i] = out[src.index];
+      }
+    }
+    if (scalar[0] && scalar[1]) return false;
+    kind[s] = scalar[0] ? LoopKind::kScalarFirst
+              : scalar[1] ? LoopKind::kScalarSecond
+                          : LoopKind::kContiguous;
+    if (step.dest_output) {
+      BlockView v;
+      block.ViewInto(w, w.operands.outputs[step.dest], &v);
+      if (!ContiguousExtent(v, shape, nd, &bytes)) return false;
+      out[s] = {v.p, static_cast<int64_t>(ItemSize(step.result))};
+    } else {
+      out[s] = {scratch + step.dest * w.slot_bytes, 0};
+    }
+    // As RunBlock's hints: a buffer is not settled, an output read later stays cached.
+    const bool settled = step.x[0].kind != FusedSource::kStep &&
+                         step.x[1].kind != FusedSource::kStep;
+    const bool stream = step.dest_output && w.stream && !w.read_later[s];
+    hints[s] = (stream ? kHintStream : 0u) | (settled ? kHintSettledInputs : 0u);
+  }
+  int64_t n = 1;
+  for (int i = 0; i < nd; ++i) n *= shape[i];
+  for (int64_t t0 = 0; t0 < n; t0 += w.tile_elements) {
+    const int64_t len = std::min(w.tile_elements, n - t0);
+    for (size_t s = 0; s < n_steps; ++s) {
+      const BinaryKernel kernel = p.steps[s].args.kernels[static_cast<int>(kind[s])];
+      flags[s] |= kernel(x[s][0].p + t0 * x[s][0].advance, x[s][1].p + t0 * x[s][1].advance,
+                         const_cast<char*>(out[s].p) + t0 * out[s].advance,
+                         static_cast<size_t>(len), hints[s]);
+    }
+  }
+  return true;
+}
+
 void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags) {
   const FusedProgram& p = *w.program;
   const int nd = w.ndim;
   const Block block(w, b);
+  if (w.tiled && RunTiles(w, block, scratch, flags)) return;
   const int64_t* shape = block.shape;
   char* cast_buffer[2] = {scratch + p.slots * w.slot_bytes,
                           scratch + (p.slots + 1) * w.slot_bytes};
@@ -294,9 +388,24 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   Work w;
   w.program = &p;
   w.operands = operands;
+  // More threads only where some step's unfused call would take them (its
+  // bytes at least its parallel_bytes): below that a wake-up costs more than
+  // the second core gives back.
+  bool split = false;
+  for (const FusedStep& s : p.steps) {
+    const size_t bytes = 2 * s.args.in_itemsize + s.args.out_itemsize;
+    split |= static_cast<size_t>(size) >= (s.args.parallel_bytes + bytes - 1) / bytes;
+  }
+  if (!split) threads = 1;
   // The block: axis k with every later axis whole, at most block_elements
-  // elements where the later axes allow.
-  const int64_t limit = std::max<int64_t>(1, p.block_elements);
+  // elements where the later axes allow; on more threads, small enough that
+  // each thread gets kBlocksPerThread blocks (but not below kMinSplitBlock
+  // elements), so that a result of one or a few blocks is still shared.
+  int64_t limit = std::max<int64_t>(1, p.block_elements);
+  if (threads > 1) {
+    const int64_t share = (size + kBlocksPerThread * threads - 1) / (kBlocksPerThread * threads);
+    limit = std::min(limit, std::max(kMinSplitBlock, share));
+  }
   int k = p.ndim - 1;
   int64_t inner = 1;
   while (k > 0 && inner * p.shape[k] <= limit) inner *= p.shape[k--];
@@ -308,15 +417,6 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   // 64-byte multiples keep every buffer aligned for any dtype.
   w.slot_bytes = (static_cast<size_t>(w.per_axis * inner) * 8 + 63) / 64 * 64;
   w.thread_bytes = (static_cast<size_t>(p.slots) + 2) * w.slot_bytes;
-  // More threads only where some step's unfused call would take them (its
-  // bytes at least its parallel_bytes): below that a wake-up costs more than
-  // the second core gives back.
-  bool split = false;
-  for (const FusedStep& s : p.steps) {
-    const size_t bytes = 2 * s.args.in_itemsize + s.args.out_itemsize;
-    split |= static_cast<size_t>(size) >= (s.args.parallel_bytes + bytes - 1) / bytes;
-  }
-  if (!split) threads = 1;
   w.threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, w.blocks)));
   size_t out_bytes = 0;
   for (const FusedView& v : p.outputs) out_bytes += static_cast<size_t>(size) * ItemSize(v.dtype);
@@ -329,6 +429,18 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
     }
   }
   w.read_later = read_later.get();
+  size_t widest = 1;
+  w.tiled = n <= kMaxTiledSteps;
+  for (const FusedStep& step : p.steps) {
+    widest = std::max({widest, ItemSize(step.compute), ItemSize(step.result)});
+    for (const FusedSource& src : step.x) {
+      const DType from = src.kind == FusedSource::kInput  ? p.inputs[src.index].dtype
+                         : src.kind == FusedSource::kStep ? p.steps[src.index].result
+                                                          : step.compute;
+      w.tiled &= from == step.compute;
+    }
+  }
+  w.tile_elements = std::max<int64_t>(64, kTileBytes / static_cast<int64_t>(widest) / 64 * 64);
   Scratch scratch(w.thread_bytes * w.threads);
   w.scratch = scratch.get();
   const size_t per_run = n * static_cast<size_t>(w.threads);
