@@ -219,15 +219,22 @@ def test_random_chains_bit_for_bit(dt, small_blocks):
             with pytest.raises(type(e), match=re.escape(str(e))), np.errstate(all="ignore"):
                 f(*leaves)
             continue
-        for target in TARGETS:
-            eltwise.set_target(target)
-            for threads in (1, 2):
-                eltwise.set_num_threads(threads)
-                with np.errstate(all="ignore"):
-                    got = f(*leaves)
-                assert_bits(got, exp)
+        assert_fused_everywhere(f, leaves, lambda: exp)
         checked += 1
     assert checked >= 7  # most programs compute
+
+
+def assert_fused_everywhere(f, leaves, expected):
+    """f(*leaves) has the bits of expected() (the unfused result, computed under the target
+    at hand) on every target, at 1 and 2 threads."""
+    for target in TARGETS:
+        eltwise.set_target(target)
+        exp = expected()
+        for threads in (1, 2):
+            eltwise.set_num_threads(threads)
+            with np.errstate(all="ignore"):
+                got = f(*leaves)
+            assert_bits(got, exp)
 
 
 @pytest.mark.parametrize("dt", ALL_DTYPES, ids=lambda d: np.dtype(d).name)
@@ -251,14 +258,8 @@ def test_random_chains_in_tiles(dt, monkeypatch):
             unfused(steps, outputs, leaves)
         except Exception:  # noqa: BLE001 - test_random_chains_bit_for_bit checks errors
             continue
-        for target in TARGETS:
-            eltwise.set_target(target)
-            exp = unfused(steps, outputs, leaves)  # float64 power's bits depend on the target
-            for threads in (1, 2):
-                eltwise.set_num_threads(threads)
-                with np.errstate(all="ignore"):
-                    got = f(*leaves)
-                assert_bits(got, exp)
+        # Per target: float64 power's bits depend on it (these arrays are large enough).
+        assert_fused_everywhere(f, leaves, lambda: unfused(steps, outputs, leaves))
         checked += 1
     assert checked >= 3
 
