@@ -164,9 +164,11 @@ struct Block {
 // Where one step's operand or result lies in the tile at hand: p advanced by
 // `advance` bytes per element of the tile's start (0 for a broadcast scalar
 // and for a buffer slot, which holds the tile at its start).
+// (No member initializers: RunTiles' arrays of them are set before they are
+// read, and initializing kMaxTiledSteps of each cost a short chain's call.)
 struct TilePlace {
-  const char* p = nullptr;
-  int64_t advance = 0;
+  const char* p;
+  int64_t advance;
 };
 
 // Runs block `block` tile by tile: every step on w.tile_elements elements, then
