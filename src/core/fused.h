@@ -1,7 +1,9 @@
 // Runs a chain of element-wise calls (eltwise.fuse's graph, docs/fuse.md) in
 // one pass over memory: the result is cut into blocks, and every step runs on
 // a block before the next block starts, its intermediate results held in
-// per-thread buffers sized to stay in cache. No Python here.
+// per-thread buffers sized to stay in cache; within a block, where the
+// operands allow, every step runs on one L1-sized tile before the next tile
+// (fused.cc, RunTiles). No Python here.
 #ifndef ELTWISE_CORE_FUSED_H_
 #define ELTWISE_CORE_FUSED_H_
 
