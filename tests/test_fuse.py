@@ -264,6 +264,34 @@ def test_random_chains_in_tiles(dt, monkeypatch):
     assert checked >= 3
 
 
+@pytest.mark.parametrize("narrow,wide", [(np.int8, np.float32), (np.uint16, np.float32),
+                                         (np.int32, np.float64), (np.float32, np.float64),
+                                         (np.bool_, np.float32)],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("block_bytes", [20_000, None], ids=["rows", "default"])
+def test_widening_chains_in_tiles(narrow, wide, block_bytes, monkeypatch):
+    """Operands converted to their node's dtype tile by tile (RunTiles' casts): a full
+    array, a row and a per-row value (a scalar within each block, pdpd axis=0) of the
+    narrow dtype in nodes of the wide one, tiles and blocks ending anywhere: fused ==
+    unfused, bit for bit, on every target and at 1 and 2 threads."""
+    if block_bytes is not None:
+        monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((3, 2501)) * 40).astype(narrow)
+    row = (rng.standard_normal(2501) * 40).astype(narrow)
+    per_row = (rng.standard_normal(3) * 40).astype(narrow)
+    y = (rng.standard_normal((3, 2501)) + 3).astype(wide)
+
+    def chain(x, row, per_row, y):
+        t = eltwise.add(eltwise.multiply(x, y), row)
+        return eltwise.subtract(eltwise.divide(t, y), per_row, broadcast="pdpd", axis=0)
+
+    runs = native_runs(monkeypatch)
+    f = eltwise.fuse(chain)
+    assert_fused_everywhere(f, (x, row, per_row, y), lambda: chain(x, row, per_row, y))
+    assert runs and all(runs)
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float16, BF16, np.int8, np.uint64],
                          ids=lambda d: np.dtype(d).name)
 def test_random_chains_with_out(dt, small_blocks):

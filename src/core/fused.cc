@@ -58,7 +58,7 @@ struct Work {
   int64_t batch = 1;
   bool stream = false;      // the outputs are larger than the cache: non-temporal stores
   const bool* read_later = nullptr;  // per step: a later step reads its result
-  bool tiled = false;       // no step needs a cast, and there are at most kMaxTiledSteps
+  bool tiled = false;       // at most kMaxTiledSteps steps, and a result kept in the cache
   int64_t tile_elements = 1;  // RunTiles' tile: kTileBytes of the widest dtype
   // Per thread: the steps' results in the block at hand, and their flags.
   BlockView* results = nullptr;
@@ -176,43 +176,51 @@ struct TilePlace {
 // that is still in L1, where running each step over the whole block would
 // write and re-read block-sized buffers (past L1, often past L2). Each step's
 // kernel computes the same elements of the same operands as on the whole
-// block, so the bits are the same. Applies when every operand of every step
-// is, in this block, one contiguous run or a broadcast scalar, and every
-// output one contiguous run (w.tiled: no step needs a cast, both checked
-// beforehand); false, having run nothing, otherwise.
+// block, and an operand in another dtype is converted by the same CastRun, so
+// the bits are the same. Applies when every operand of every step is, in this
+// block, one contiguous run or a broadcast scalar, and every output one
+// contiguous run (and w.tiled); false, having run nothing, otherwise.
 bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
   const FusedProgram& p = *w.program;
   const int nd = w.ndim;
   const int64_t* shape = block.shape;
   const size_t n_steps = p.steps.size();
   TilePlace x[kMaxTiledSteps][2], out[kMaxTiledSteps];
+  DType from[kMaxTiledSteps][2];  // the operand's dtype where it lies
+  bool scalar[kMaxTiledSteps][2];
   LoopKind kind[kMaxTiledSteps];
   unsigned hints[kMaxTiledSteps];
   int64_t bytes;
   for (size_t s = 0; s < n_steps; ++s) {
     const FusedStep& step = p.steps[s];
-    const int64_t item = static_cast<int64_t>(ItemSize(step.compute));
-    bool scalar[2];
+    bool settled = true;  // as RunBlock's: the caller's memory, read as it is
     for (int i = 0; i < 2; ++i) {
       const FusedSource& src = step.x[i];
-      scalar[i] = src.kind == FusedSource::kScalar;
+      bool& one = scalar[s][i];
+      one = src.kind == FusedSource::kScalar;
       if (src.kind == FusedSource::kScalar) {
         x[s][i] = {w.operands.scalars[src.index], 0};
+        from[s][i] = step.compute;
       } else if (src.kind == FusedSource::kInput) {
         BlockView v;
         block.ViewInto(w, w.operands.inputs[src.index], &v);
-        scalar[i] = true;
-        for (int d = 0; d < nd; ++d) scalar[i] &= v.s[d] == 0;
-        if (!scalar[i] && !ContiguousExtent(v, shape, nd, &bytes)) return false;
-        x[s][i] = {v.p, scalar[i] ? 0 : item};
+        one = true;  // (a stride of an axis of extent 1 is never applied)
+        for (int d = 0; d < nd; ++d) one &= v.s[d] == 0 || shape[d] == 1;
+        if (!one && !ContiguousExtent(v, shape, nd, &bytes)) return false;
+        x[s][i] = {v.p, one ? 0 : static_cast<int64_t>(ItemSize(v.dtype))};
+        from[s][i] = v.dtype;
       } else {
         x[s][i] = out[src.index];
+        from[s][i] = p.steps[src.index].result;
+        settled = false;
       }
+      settled &= from[s][i] == step.compute;
     }
-    if (scalar[0] && scalar[1]) return false;
-    kind[s] = scalar[0] ? LoopKind::kScalarFirst
-              : scalar[1] ? LoopKind::kScalarSecond
-                          : LoopKind::kContiguous;
+    const bool* scalar_s = scalar[s];
+    if (scalar_s[0] && scalar_s[1]) return false;
+    kind[s] = scalar_s[0] ? LoopKind::kScalarFirst
+              : scalar_s[1] ? LoopKind::kScalarSecond
+                            : LoopKind::kContiguous;
     if (step.dest_output) {
       BlockView v;
       block.ViewInto(w, w.operands.outputs[step.dest], &v);
@@ -221,20 +229,31 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
     } else {
       out[s] = {scratch + step.dest * w.slot_bytes, 0};
     }
-    // As RunBlock's hints: a buffer is not settled, an output read later stays cached.
-    const bool settled = step.x[0].kind != FusedSource::kStep &&
-                         step.x[1].kind != FusedSource::kStep;
+    // As RunBlock's hints: a buffer (a step's result, a cast) is not settled, an
+    // output read later stays cached.
     const bool stream = step.dest_output && w.stream && !w.read_later[s];
     hints[s] = (stream ? kHintStream : 0u) | (settled ? kHintSettledInputs : 0u);
   }
   int64_t n = 1;
   for (int i = 0; i < nd; ++i) n *= shape[i];
+  // An operand in another dtype than its step computes in is converted tile by
+  // tile into one of the two cast buffers, as CastBlock converts a block.
+  char* cast_buffer[2] = {scratch + p.slots * w.slot_bytes,
+                          scratch + (p.slots + 1) * w.slot_bytes};
   for (int64_t t0 = 0; t0 < n; t0 += w.tile_elements) {
     const int64_t len = std::min(w.tile_elements, n - t0);
     for (size_t s = 0; s < n_steps; ++s) {
-      const BinaryKernel kernel = p.steps[s].args.kernels[static_cast<int>(kind[s])];
-      flags[s] |= kernel(x[s][0].p + t0 * x[s][0].advance, x[s][1].p + t0 * x[s][1].advance,
-                         const_cast<char*>(out[s].p) + t0 * out[s].advance,
+      const FusedStep& step = p.steps[s];
+      const char* operand[2];
+      for (int i = 0; i < 2; ++i) {
+        operand[i] = x[s][i].p + t0 * x[s][i].advance;
+        if (from[s][i] != step.compute) {
+          CastRun(from[s][i], step.compute, operand[i], cast_buffer[i], scalar[s][i] ? 1 : len);
+          operand[i] = cast_buffer[i];
+        }
+      }
+      const BinaryKernel kernel = step.args.kernels[static_cast<int>(kind[s])];
+      flags[s] |= kernel(operand[0], operand[1], const_cast<char*>(out[s].p) + t0 * out[s].advance,
                          static_cast<size_t>(len), hints[s]);
     }
   }
@@ -439,12 +458,6 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   w.tiled = n <= kMaxTiledSteps && !w.stream;
   for (const FusedStep& step : p.steps) {
     widest = std::max({widest, ItemSize(step.compute), ItemSize(step.result)});
-    for (const FusedSource& src : step.x) {
-      const DType from = src.kind == FusedSource::kInput  ? p.inputs[src.index].dtype
-                         : src.kind == FusedSource::kStep ? p.steps[src.index].result
-                                                          : step.compute;
-      w.tiled &= from == step.compute;
-    }
   }
   w.tile_elements = std::max<int64_t>(64, kTileBytes / static_cast<int64_t>(widest) / 64 * 64);
   Scratch scratch(w.thread_bytes * w.threads);
