@@ -109,6 +109,15 @@ bool ContiguousExtent(const BlockView& v, const int64_t* shape, int ndim, int64_
   return true;
 }
 
+// Whether block view v reads one element for the whole block: every stride is
+// 0 but those of axes of extent 1, which are never applied.
+bool IsOneValue(const BlockView& v, const int64_t* shape, int ndim) {
+  for (int d = 0; d < ndim; ++d) {
+    if (v.s[d] != 0 && shape[d] != 1) return false;
+  }
+  return true;
+}
+
 // Runs one step on a block whose views are one contiguous run each (or a
 // scalar): the kernel itself, as Execute's one-run path calls it.
 bool RunContiguous(const FusedStep& step, const BlockView* const* x, const BlockView& out,
@@ -118,8 +127,7 @@ bool RunContiguous(const FusedStep& step, const BlockView* const* x, const Block
   bool scalar[2];
   int64_t bytes;
   for (int i = 0; i < 2; ++i) {
-    scalar[i] = true;
-    for (int d = 0; d < ndim; ++d) scalar[i] &= x[i]->s[d] == 0;
+    scalar[i] = IsOneValue(*x[i], shape, ndim);
     if (!scalar[i] && !ContiguousExtent(*x[i], shape, ndim, &bytes)) return false;
   }
   if ((scalar[0] && scalar[1]) || !ContiguousExtent(out, shape, ndim, &bytes)) return false;
@@ -171,6 +179,20 @@ struct TilePlace {
   int64_t advance;
 };
 
+// Step s's KernelHints. settled: both operands are the caller's memory, read
+// as they are (not a buffer the block or tile just wrote: a step's result or
+// a cast). An output streams past the cache unless a later step reads it.
+unsigned StepHints(const Work& w, size_t s, bool settled) {
+  const bool stream = w.program->steps[s].dest_output && w.stream && !w.read_later[s];
+  return (stream ? kHintStream : 0u) | (settled ? kHintSettledInputs : 0u);
+}
+
+// Operand i's buffer for a conversion to its step's dtype (a block's worth,
+// after the slots in a thread's scratch).
+char* CastBuffer(const Work& w, char* scratch, int i) {
+  return scratch + (static_cast<size_t>(w.program->slots) + i) * w.slot_bytes;
+}
+
 // Runs block `block` tile by tile: every step on w.tile_elements elements, then
 // every step on the next ones. A step's result is then read back from a tile
 // that is still in L1, where running each step over the whole block would
@@ -193,7 +215,7 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
   int64_t bytes;
   for (size_t s = 0; s < n_steps; ++s) {
     const FusedStep& step = p.steps[s];
-    bool settled = true;  // as RunBlock's: the caller's memory, read as it is
+    bool settled = true;  // StepHints'
     for (int i = 0; i < 2; ++i) {
       const FusedSource& src = step.x[i];
       bool& one = scalar[s][i];
@@ -204,8 +226,7 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
       } else if (src.kind == FusedSource::kInput) {
         BlockView v;
         block.ViewInto(w, w.operands.inputs[src.index], &v);
-        one = true;  // (a stride of an axis of extent 1 is never applied)
-        for (int d = 0; d < nd; ++d) one &= v.s[d] == 0 || shape[d] == 1;
+        one = IsOneValue(v, shape, nd);
         if (!one && !ContiguousExtent(v, shape, nd, &bytes)) return false;
         x[s][i] = {v.p, one ? 0 : static_cast<int64_t>(ItemSize(v.dtype))};
         from[s][i] = v.dtype;
@@ -229,17 +250,13 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
     } else {
       out[s] = {scratch + step.dest * w.slot_bytes, 0};
     }
-    // As RunBlock's hints: a buffer (a step's result, a cast) is not settled, an
-    // output read later stays cached.
-    const bool stream = step.dest_output && w.stream && !w.read_later[s];
-    hints[s] = (stream ? kHintStream : 0u) | (settled ? kHintSettledInputs : 0u);
+    hints[s] = StepHints(w, s, settled);
   }
   int64_t n = 1;
   for (int i = 0; i < nd; ++i) n *= shape[i];
   // An operand in another dtype than its step computes in is converted tile by
-  // tile into one of the two cast buffers, as CastBlock converts a block.
-  char* cast_buffer[2] = {scratch + p.slots * w.slot_bytes,
-                          scratch + (p.slots + 1) * w.slot_bytes};
+  // tile into its cast buffer, as CastBlock converts a block.
+  char* cast_buffer[2] = {CastBuffer(w, scratch, 0), CastBuffer(w, scratch, 1)};
   for (int64_t t0 = 0; t0 < n; t0 += w.tile_elements) {
     const int64_t len = std::min(w.tile_elements, n - t0);
     for (size_t s = 0; s < n_steps; ++s) {
@@ -266,13 +283,12 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
   const Block block(w, b);
   if (w.tiled && RunTiles(w, block, scratch, flags)) return;
   const int64_t* shape = block.shape;
-  char* cast_buffer[2] = {scratch + p.slots * w.slot_bytes,
-                          scratch + (p.slots + 1) * w.slot_bytes};
+  char* cast_buffer[2] = {CastBuffer(w, scratch, 0), CastBuffer(w, scratch, 1)};
   BlockView local[2];  // operand i's view when it is not an earlier step's result
   for (size_t s = 0; s < p.steps.size(); ++s) {
     const FusedStep& step = p.steps[s];
     const BlockView* x[2];
-    bool settled = true;  // both operands are the caller's memory, read as they are
+    bool settled = true;  // StepHints'
     for (int i = 0; i < 2; ++i) {
       const FusedSource& src = step.x[i];
       x[i] = &local[i];
@@ -303,11 +319,7 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
       out.dtype = step.result;
       ContiguousStrides(shape, nd, static_cast<int64_t>(ItemSize(step.result)), out.s);
     }
-    // A buffer this block just wrote (a step's result, a cast) is not settled.
-    // An output a later step reads in this block stays in the cache.
-    const bool stream = step.dest_output && w.stream && !w.read_later[s];
-    const unsigned hints = (stream ? kHintStream : 0u) |
-                           (settled ? kHintSettledInputs : 0u);
+    const unsigned hints = StepHints(w, s, settled);
     if (RunContiguous(step, x, out, shape, nd, hints, &flags[s])) continue;
     const Plan plan = MakePlan(shape, nd, x[0]->s, x[1]->s, out.s);
     ExecuteArgs args = step.args;
