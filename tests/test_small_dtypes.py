@@ -427,3 +427,73 @@ def test_integer_promotion_and_errors(dt):
     assert int(eltwise.ufunc.add.reduce(x)) == int(np.add.reduce(x))
     assert int(eltwise.ufunc.bitwise_or.reduce(x)) == int(_wrap(np.bitwise_or.reduce(
         x.astype(np.int64)), dt))
+
+
+NARROW = [d for d in CODED_DTYPES if BITS[d] <= 4]
+
+
+@pytest.mark.parametrize("dt", NARROW, ids=dtype_id)
+def test_narrow_codes_in_every_layout_and_length(dt):
+    """The dtypes of at most 4 bits run by a table of each op's 256 pairs of low
+    nibbles on AVX3_DL (kernels/pair_table-inl.h). Random bytes, the bits above a
+    code set too (ignored, docs/semantics.md "Low-precision dtypes"), at lengths
+    around the 64-element block, both operands arrays or one broadcast, in place too:
+    every target gives the bytes of the masked codes on the SCALAR target, and a zero
+    divisor reports through numpy.errstate wherever it lies, only in the elements."""
+    rng = np.random.default_rng(4)
+    mask = (1 << BITS[dt]) - 1
+    funcs = FLOAT_FUNCS if dt in FLOAT_CODED else [f for f in INT_FUNCS if f != "power"]
+    division = ("divide", "floor_divide", "mod", "remainder", "fmod")
+    try:
+        for n in (1, 63, 64, 65, 200):
+            raw_a = rng.integers(0, 256, n, dtype=np.uint8)
+            raw_b = rng.integers(0, 256, n, dtype=np.uint8)
+            raw_b[(raw_b & mask) == 0] |= 1  # no zero divisor: flags below
+            layouts = {"arrays": (raw_a, raw_b), "x1 scalar": (raw_a[:1], raw_b),
+                       "x2 scalar": (raw_a, raw_b[:1])}
+            for name in funcs:
+                fn = getattr(eltwise, name)
+                for layout, (x1, x2) in layouts.items():
+                    eltwise.set_target("SCALAR")
+                    with np.errstate(all="ignore"):
+                        want = fn((x1 & mask).view(dt), (x2 & mask).view(dt))
+                    for t in TARGETS:
+                        eltwise.set_target(t)
+                        with np.errstate(divide="raise"):
+                            got = fn(x1.view(dt), x2.view(dt))
+                            assert got.tobytes() == want.tobytes(), (name, n, layout, t)
+                            if layout != "x1 scalar" and got.dtype == dt:
+                                inplace = x1.copy().view(dt)
+                                fn(inplace, x2.view(dt), out=inplace)
+                                assert inplace.tobytes() == want.tobytes(), (name, n, t)
+                if dt in FLOAT_CODED or name not in division:
+                    continue
+                for t in TARGETS:
+                    eltwise.set_target(t)
+                    for at in {0, n - 1}:  # the zero divisor first, or last (the tail)
+                        zero = raw_b.copy()
+                        zero[at] &= ~np.uint8(mask)
+                        for x2 in (zero, zero[at:at + 1]):
+                            with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+                                fn(raw_a.view(dt), x2.view(dt))
+    finally:
+        eltwise.set_target(None)
+
+
+def test_narrow_codes_past_the_streaming_size():
+    """A result past 8 MiB streams (non-temporal stores where `out` is aligned): the
+    same bytes as the SCALAR target, aligned and not."""
+    rng = np.random.default_rng(5)
+    n = 9 << 20
+    a = rng.integers(0, 16, n + 1, dtype=np.uint8).view(ml_dtypes.int4)
+    b = rng.integers(1, 16, n + 1, dtype=np.uint8).view(ml_dtypes.int4)
+    try:
+        eltwise.set_target("SCALAR")
+        want = eltwise.floor_divide(a[1:], b[1:])
+        eltwise.set_target(None)
+        assert eltwise.floor_divide(a[1:], b[1:]).tobytes() == want.tobytes()
+        out = np.empty(n + 1, ml_dtypes.int4)
+        eltwise.floor_divide(a[1:], b[1:], out=out[1:])
+        assert out[1:].tobytes() == want.tobytes()
+    finally:
+        eltwise.set_target(None)

@@ -22,6 +22,7 @@
 #include "hwy/highway.h"
 #include "kernels/bool-inl.h"
 #include "kernels/lanes-inl.h"
+#include "kernels/pair_table-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {
@@ -105,9 +106,18 @@ HWY_INLINE size_t CodeBlocks(Op& op, DC dc, hn::Vec<DC> vs, const Lane<T>* a, co
 }
 #endif
 
-template <class Op, typename T, typename O, LoopKind kKind>
+// kPairTables: whether a coded dtype of at most 4 bits runs by table lookup
+// on AVX3_DL (pair_table-inl.h); the table is built from this loop, of the
+// same kind (an op may serve one kind only: a scalar divisor's), without it.
+template <class Op, typename T, typename O, LoopKind kKind, bool kPairTables = true>
 int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
                void* HWY_RESTRICT po, size_t n, unsigned hints) {
+#if HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kPairTables && kPairTable<T, O>) {
+    return PairTableLoop<&BinaryLoop<Op, T, O, kKind, false>, T, kKind>(
+        pa, pb, po, n, hints);
+  }
+#endif
   using C = typename Op::template Compute<T>;
   using TL = Lane<T>;  // storage lanes (a coded dtype's codes)
   using OL = Lane<O>;
