@@ -292,6 +292,45 @@ def test_widening_chains_in_tiles(narrow, wide, block_bytes, monkeypatch):
     assert runs and all(runs)
 
 
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_per_channel_chains_in_tiles(dt, monkeypatch):
+    """Blocks of several channels with per-channel parameters (pdpd axis=1): RunTiles walks
+    the block row by row, each parameter a broadcast scalar within its row (src/core/
+    fused.cc, IsOneValuePerRow), tiles ending anywhere in a row; rows too short for tiles
+    (the block path), a parameter converted from int8, and power with a per-channel
+    exponent: fused == unfused, bit for bit, on every target and at 1 and 2 threads."""
+    rng = np.random.default_rng(31 + ALL_DTYPES.index(dt))
+    dt = np.dtype(dt)
+    floating = dt.kind in "fV" or dt == BF16
+
+    def chain(x, g, b, c, e):
+        t = eltwise.add(eltwise.multiply(x, g, broadcast="pdpd", axis=1), b,
+                        broadcast="pdpd", axis=1)
+        u = eltwise.maximum(t, c, broadcast="pdpd", axis=1)
+        if floating:
+            u = eltwise.power(u, e, broadcast="pdpd", axis=1)
+        return u, eltwise.less(t, c, broadcast="pdpd", axis=1)
+
+    runs = native_runs(monkeypatch)
+    for shape, block_bytes in (((2, 5, 300), 20_000), ((4, 7, 1029), 40_000),
+                               ((2, 5, 30), 2_000), ((3, 6, 700), None)):
+        if block_bytes is None:
+            monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", _fuse_run.BLOCK_BYTES)
+        else:
+            monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", block_bytes)
+        ch = shape[1]
+        x = _values(dt, shape, rng)
+        g, b, c = (_values(dt, (ch,), rng) for _ in range(3))
+        # int8 into float32/float64 converts per row (the half floats' conversions take
+        # the Python block loop, docs/fuse.md)
+        e = (rng.integers(-3, 4, ch).astype(np.int8 if dt.itemsize >= 4 else dt) if floating
+             else _values(dt, (ch,), rng))
+        leaves = (x, g, b, c, e)
+        f = eltwise.fuse(chain)
+        assert_fused_everywhere(f, leaves, lambda: chain(*leaves))
+    assert runs and all(runs)
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float16, BF16, np.int8, np.uint64],
                          ids=lambda d: np.dtype(d).name)
 def test_random_chains_with_out(dt, small_blocks):

@@ -171,13 +171,31 @@ struct Block {
 
 // Where one step's operand or result lies in the tile at hand: p advanced by
 // `advance` bytes per element of the tile's start (0 for a broadcast scalar
-// and for a buffer slot, which holds the tile at its start).
+// and for a buffer slot, which holds the tile at its start) and by
+// `row_advance` bytes per row of the block (a value per row: its stride along
+// the block axis; 0 otherwise).
 // (No member initializers: RunTiles' arrays of them are set before they are
 // read, and initializing kMaxTiledSteps of each cost a short chain's call.)
 struct TilePlace {
   const char* p;
   int64_t advance;
+  int64_t row_advance;
 };
+
+// Whether block view v reads one element per row of the block (per index of
+// its first axis, the block axis): every later stride is 0 but those of axes
+// of extent 1. A per-channel parameter in a block of several channels.
+bool IsOneValuePerRow(const BlockView& v, const int64_t* shape, int ndim) {
+  if (ndim < 2) return false;
+  for (int d = 1; d < ndim; ++d) {
+    if (v.s[d] != 0 && shape[d] != 1) return false;
+  }
+  return true;
+}
+
+// RunTiles' rows hold at least this many elements: each row costs every step
+// one more kernel call (as the block path's plan does, one call per row).
+constexpr int64_t kMinRowElements = 64;
 
 // Step s's KernelHints. settled: both operands are the caller's memory, read
 // as they are (not a buffer the block or tile just wrote: a step's result or
@@ -200,8 +218,11 @@ char* CastBuffer(const Work& w, char* scratch, int i) {
 // kernel computes the same elements of the same operands as on the whole
 // block, and an operand in another dtype is converted by the same CastRun, so
 // the bits are the same. Applies when every operand of every step is, in this
-// block, one contiguous run or a broadcast scalar, and every output one
-// contiguous run (and w.tiled); false, having run nothing, otherwise.
+// block, one contiguous run, a broadcast scalar, or one value per row of the
+// block (IsOneValuePerRow; tiles then stay within a row, where that value is
+// the kernel's broadcast scalar, as in the unfused call's plan), and every
+// output one contiguous run (and w.tiled); false, having run nothing,
+// otherwise.
 bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
   const FusedProgram& p = *w.program;
   const int nd = w.ndim;
@@ -213,6 +234,7 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
   LoopKind kind[kMaxTiledSteps];
   unsigned hints[kMaxTiledSteps];
   int64_t bytes;
+  bool per_row = false;  // some operand is one value per row
   for (size_t s = 0; s < n_steps; ++s) {
     const FusedStep& step = p.steps[s];
     bool settled = true;  // StepHints'
@@ -221,14 +243,22 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
       bool& one = scalar[s][i];
       one = src.kind == FusedSource::kScalar;
       if (src.kind == FusedSource::kScalar) {
-        x[s][i] = {w.operands.scalars[src.index], 0};
+        x[s][i] = {w.operands.scalars[src.index], 0, 0};
         from[s][i] = step.compute;
       } else if (src.kind == FusedSource::kInput) {
         BlockView v;
         block.ViewInto(w, w.operands.inputs[src.index], &v);
         one = IsOneValue(v, shape, nd);
-        if (!one && !ContiguousExtent(v, shape, nd, &bytes)) return false;
-        x[s][i] = {v.p, one ? 0 : static_cast<int64_t>(ItemSize(v.dtype))};
+        if (one) {
+          x[s][i] = {v.p, 0, 0};
+        } else if (IsOneValuePerRow(v, shape, nd)) {
+          one = per_row = true;
+          x[s][i] = {v.p, 0, v.s[0]};
+        } else if (ContiguousExtent(v, shape, nd, &bytes)) {
+          x[s][i] = {v.p, static_cast<int64_t>(ItemSize(v.dtype)), 0};
+        } else {
+          return false;
+        }
         from[s][i] = v.dtype;
       } else {
         x[s][i] = out[src.index];
@@ -246,32 +276,41 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
       BlockView v;
       block.ViewInto(w, w.operands.outputs[step.dest], &v);
       if (!ContiguousExtent(v, shape, nd, &bytes)) return false;
-      out[s] = {v.p, static_cast<int64_t>(ItemSize(step.result))};
+      out[s] = {v.p, static_cast<int64_t>(ItemSize(step.result)), 0};
     } else {
-      out[s] = {scratch + step.dest * w.slot_bytes, 0};
+      out[s] = {scratch + step.dest * w.slot_bytes, 0, 0};
     }
     hints[s] = StepHints(w, s, settled);
   }
   int64_t n = 1;
   for (int i = 0; i < nd; ++i) n *= shape[i];
+  // Rows: the block's first axis where a value per row needs them, else one.
+  const int64_t rows = per_row ? shape[0] : 1, row_elements = n / rows;
+  if (row_elements < kMinRowElements) return false;
   // An operand in another dtype than its step computes in is converted tile by
   // tile into its cast buffer, as CastBlock converts a block.
   char* cast_buffer[2] = {CastBuffer(w, scratch, 0), CastBuffer(w, scratch, 1)};
-  for (int64_t t0 = 0; t0 < n; t0 += w.tile_elements) {
-    const int64_t len = std::min(w.tile_elements, n - t0);
-    for (size_t s = 0; s < n_steps; ++s) {
-      const FusedStep& step = p.steps[s];
-      const char* operand[2];
-      for (int i = 0; i < 2; ++i) {
-        operand[i] = x[s][i].p + t0 * x[s][i].advance;
-        if (from[s][i] != step.compute) {
-          CastRun(from[s][i], step.compute, operand[i], cast_buffer[i], scalar[s][i] ? 1 : len);
-          operand[i] = cast_buffer[i];
+  const auto at = [](const TilePlace& place, int64_t element, int64_t row) {
+    return place.p + element * place.advance + row * place.row_advance;
+  };
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t t0 = 0; t0 < row_elements; t0 += w.tile_elements) {
+      const int64_t len = std::min(w.tile_elements, row_elements - t0);
+      const int64_t e = r * row_elements + t0;  // the tile's first element in the block
+      for (size_t s = 0; s < n_steps; ++s) {
+        const FusedStep& step = p.steps[s];
+        const char* operand[2];
+        for (int i = 0; i < 2; ++i) {
+          operand[i] = at(x[s][i], e, r);
+          if (from[s][i] != step.compute) {
+            CastRun(from[s][i], step.compute, operand[i], cast_buffer[i], scalar[s][i] ? 1 : len);
+            operand[i] = cast_buffer[i];
+          }
         }
+        const BinaryKernel kernel = step.args.kernels[static_cast<int>(kind[s])];
+        flags[s] |= kernel(operand[0], operand[1], const_cast<char*>(at(out[s], e, r)),
+                           static_cast<size_t>(len), hints[s]);
       }
-      const BinaryKernel kernel = step.args.kernels[static_cast<int>(kind[s])];
-      flags[s] |= kernel(operand[0], operand[1], const_cast<char*>(out[s].p) + t0 * out[s].advance,
-                         static_cast<size_t>(len), hints[s]);
     }
   }
   return true;
@@ -303,11 +342,21 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
       }
       settled &= src.kind != FusedSource::kStep;
       if (x[i]->dtype != step.compute) {
+        // Converted where it lies: an axis it is broadcast along stays
+        // broadcast (stride 0), so the step's plan, like the unfused call's,
+        // sees a per-row value as the kernel's scalar (float power's exact
+        // small exponents are that kernel's).
         settled = false;
-        CastBlock(*x[i], step.compute, shape, nd, cast_buffer[i]);
+        int64_t cast_shape[kMaxDims];
+        for (int d = 0; d < nd; ++d) cast_shape[d] = x[i]->s[d] == 0 ? 1 : shape[d];
+        CastBlock(*x[i], step.compute, cast_shape, nd, cast_buffer[i]);
         local[i].p = cast_buffer[i];
         local[i].dtype = step.compute;
-        ContiguousStrides(shape, nd, static_cast<int64_t>(ItemSize(step.compute)), local[i].s);
+        const int64_t* s0 = x[i]->s;
+        int64_t strides[kMaxDims];
+        ContiguousStrides(cast_shape, nd, static_cast<int64_t>(ItemSize(step.compute)), strides);
+        for (int d = 0; d < nd; ++d) strides[d] = s0[d] == 0 ? 0 : strides[d];
+        for (int d = 0; d < nd; ++d) local[i].s[d] = strides[d];
         x[i] = &local[i];
       }
     }
