@@ -312,12 +312,10 @@ def test_per_channel_chains_in_tiles(dt, monkeypatch):
         return u, eltwise.less(t, c, broadcast="pdpd", axis=1)
 
     runs = native_runs(monkeypatch)
+    default = _fuse_run.BLOCK_BYTES
     for shape, block_bytes in (((2, 5, 300), 20_000), ((4, 7, 1029), 40_000),
                                ((2, 5, 30), 2_000), ((3, 6, 700), None)):
-        if block_bytes is None:
-            monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", _fuse_run.BLOCK_BYTES)
-        else:
-            monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", block_bytes)
+        monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", block_bytes or default)
         ch = shape[1]
         x = _values(dt, shape, rng)
         g, b, c = (_values(dt, (ch,), rng) for _ in range(3))
