@@ -114,10 +114,11 @@ bool ContiguousExtent(const BlockView& v, const int64_t* shape, int ndim, int64_
   return true;
 }
 
-// Whether block view v reads one element for the whole block: every stride is
-// 0 but those of axes of extent 1, which are never applied.
-bool IsOneValue(const BlockView& v, const int64_t* shape, int ndim) {
-  for (int d = 0; d < ndim; ++d) {
+// Whether block view v reads one element for the whole block (from axis
+// `first` on: one per index of the axes before it): every stride is 0 but
+// those of axes of extent 1, which are never applied.
+bool IsOneValue(const BlockView& v, const int64_t* shape, int ndim, int first = 0) {
+  for (int d = first; d < ndim; ++d) {
     if (v.s[d] != 0 && shape[d] != 1) return false;
   }
   return true;
@@ -191,11 +192,7 @@ struct TilePlace {
 // its first axis, the block axis): every later stride is 0 but those of axes
 // of extent 1. A per-channel parameter in a block of several channels.
 bool IsOneValuePerRow(const BlockView& v, const int64_t* shape, int ndim) {
-  if (ndim < 2) return false;
-  for (int d = 1; d < ndim; ++d) {
-    if (v.s[d] != 0 && shape[d] != 1) return false;
-  }
-  return true;
+  return ndim > 1 && IsOneValue(v, shape, ndim, 1);
 }
 
 // RunTiles' rows hold at least this many elements: each row costs every step
@@ -363,11 +360,9 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
         CastBlock(*x[i], step.compute, cast_shape, nd, cast_buffer[i]);
         local[i].p = cast_buffer[i];
         local[i].dtype = step.compute;
-        const int64_t* s0 = x[i]->s;
-        int64_t strides[kMaxDims];
-        ContiguousStrides(cast_shape, nd, static_cast<int64_t>(ItemSize(step.compute)), strides);
-        for (int d = 0; d < nd; ++d) strides[d] = s0[d] == 0 ? 0 : strides[d];
-        for (int d = 0; d < nd; ++d) local[i].s[d] = strides[d];
+        ContiguousStrides(cast_shape, nd, static_cast<int64_t>(ItemSize(step.compute)),
+                          local[i].s);
+        for (int d = 0; d < nd; ++d) local[i].s[d] = cast_shape[d] == 1 ? 0 : local[i].s[d];
         x[i] = &local[i];
       }
     }
