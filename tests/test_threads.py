@@ -1,6 +1,7 @@
 """Threads (docs/semantics.md: "Runtime"): results are identical for any thread count; large calls work
 from several Python threads at once; division-by-zero reporting is once per call."""
 
+import os
 import threading
 
 import numpy as np
@@ -290,3 +291,52 @@ def test_calls_while_other_threads_change_threads_and_target():
         pytest.fail(f"hung: killed after {e.timeout} s")
     assert r.returncode == 0 and r.stdout.startswith("ok"), (
         f"exit code {r.returncode} (negative = killed by signal): {r.stdout[-500:]} {r.stderr[-2000:]}")
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this OS")
+def test_workers_after_spinning_dozing_and_sleeping():
+    """docs/semantics.md "Runtime": an idle worker spins, then dozes, then sleeps; a call
+    that wakes no one (shorter than the wake-up size) and one that does, each made after a
+    pause of every length and in a loop, give NumPy's results, and a worker that moved off
+    its caller's CPU keeps the affinity mask it was started with, also when that mask holds
+    one CPU (the worker cannot move). In a subprocess with a timeout: a hang or a crash
+    fails the test."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import os, time
+        import numpy as np, eltwise
+
+        def masks():  # of the pool's workers
+            tasks = os.listdir("/proc/self/task")
+            return {t: os.sched_getaffinity(int(t)) for t in tasks
+                    if open(f"/proc/self/task/{t}/comm").read().strip() == "eltwise-pool"}
+
+        rng = np.random.default_rng(7)
+        small = rng.standard_normal(100_000).astype(np.float32)   # split, wakes no one
+        big = rng.standard_normal(1_000_000).astype(np.float32)   # split, wakes workers
+        x = rng.integers(-10**9, 10**9, 100_000).astype(np.int64)
+        allowed = os.sched_getaffinity(0)
+        for mask in (allowed, {min(allowed)}):
+            os.sched_setaffinity(0, mask)
+            eltwise.set_num_threads(2)
+            for pause in (0, 0.0005, 0.003, 0.08):  # spinning, dozing, asleep
+                for k in range(30):
+                    if k % 10 == 0:
+                        time.sleep(pause)
+                    assert (eltwise.add(small, small[::-1]) == small + small[::-1]).all()
+                    assert (eltwise.multiply(big, 3.0) == big * np.float32(3.0)).all()
+                    assert (eltwise.divide(x, 7) == x // 7).all()
+            got = masks()
+            assert len(got) == 1 and all(m == mask for m in got.values()), (mask, got)
+            eltwise.set_num_threads(1)
+        os.sched_setaffinity(0, allowed)
+        print("ok")
+        """
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (
+        f"exit code {r.returncode} (negative = killed by signal): {r.stderr[-2000:]}")

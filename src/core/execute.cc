@@ -16,6 +16,8 @@ constexpr int64_t kBlock = 1024;  // elements per gathered block
 // repeated row of at most kTile / 2, run kTile elements per kernel call
 // (ExecuteColumnRepeated, ExecuteTiled).
 constexpr int64_t kShortRow = 512, kTile = 4096;
+// The least work a thread claims at a time, in bytes of operands and result.
+constexpr size_t kMinChunkBytes = 48 << 10;
 
 // Copies n elements of T from a packed buffer to a strided destination; the
 // fixed-size memcpy compiles to one load and one store, alignment-safe.
@@ -370,7 +372,7 @@ static int ExecuteColumnRepeated(const Plan& plan, const ExecuteArgs& in_args, b
     RunColumnBlocks(w, 0, w.blocks);
   } else {
     w.batch = std::max<int64_t>(1, w.blocks / (8 * tasks));
-    pool.Run(&RunColumnTask, &w);
+    pool.Run(&RunColumnTask, &w, WakesWorkers(bytes, args.parallel_bytes));
   }
   return w.flags.load(std::memory_order_relaxed);
 }
@@ -398,12 +400,15 @@ int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   const size_t bytes = static_cast<size_t>(plan.size) * (2 * args.in_itemsize + args.out_itemsize);
   ThreadPool& pool = ThreadPool::Get();
   int tasks = bytes >= args.parallel_bytes ? pool.threads() : 1;
-  // Chunks of at least 16K elements keep the per-chunk cost negligible.
+  // Chunks of at least kMinChunkBytes (operands and result) keep the cost of
+  // a claim (one contended atomic) below 10% of the chunk's.
   const int64_t rows = plan.size / n;
   w.chunk = n;
   if (tasks > 1 && rows < 8 * tasks) {
     const int64_t want = std::max<int64_t>(1, 8 * tasks / rows);
-    w.chunk = std::max<int64_t>(16384, (n + want - 1) / want);
+    const int64_t min_chunk = static_cast<int64_t>(
+        kMinChunkBytes / (2 * args.in_itemsize + args.out_itemsize));
+    w.chunk = std::max<int64_t>(min_chunk, (n + want - 1) / want);
   }
   w.chunks_per_row = (n + w.chunk - 1) / w.chunk;
   w.units = rows * w.chunks_per_row;
@@ -414,7 +419,7 @@ int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   } else {
     // Several claims per thread, so a late or slow thread costs little.
     w.batch = std::max<int64_t>(1, w.units / (8 * tasks));
-    pool.Run(&RunTask, &w);
+    pool.Run(&RunTask, &w, WakesWorkers(bytes, args.parallel_bytes));
   }
   return w.flags.load(std::memory_order_relaxed);
 }

@@ -29,12 +29,21 @@ struct ExecuteArgs {
 
 // Bytes a call must move before it is split across threads: 256 KiB, or
 // 512 KiB for ops that cost no more than moving their bytes (add, compare,
-// ...; not on float16/bfloat16, whose conversions cost more), where waking a
-// second thread costs more than it saves at 10^5 int8 elements.
+// ...; not on float16/bfloat16, whose conversions cost more). Below that a
+// split gains little even from a spinning worker, and loses where other
+// threads of the process compete for the cores.
 constexpr size_t ParallelBytes(OpId op, DType compute) {
   const bool costly =
       Traits(op).compute_bound || IsNarrowFloat(compute);
   return costly ? size_t{1} << 18 : size_t{1} << 19;
+}
+// A split call wakes dozing or sleeping workers (ThreadPool::Run's `wake`)
+// from 1 MiB for the costly ops and 8 MiB for the others (4 and 16 times
+// their ParallelBytes): waking costs the caller more than 10 us and the
+// worker joins tens of microseconds later, which only a call of about a
+// hundred microseconds or more repays.
+constexpr bool WakesWorkers(size_t bytes, size_t parallel_bytes) {
+  return bytes / (parallel_bytes <= (size_t{1} << 18) ? 4 : 16) >= parallel_bytes;
 }
 // Output bytes above which stores bypass the cache (larger than L2 + a share
 // of L3: the result would evict itself before anyone reads it).

@@ -479,10 +479,13 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   // More threads only where some step's unfused call would take them (its
   // bytes at least its parallel_bytes): below that a wake-up costs more than
   // the second core gives back.
-  bool split = false;
+  bool split = false, wake = false;
   for (const FusedStep& s : p.steps) {
-    const size_t bytes = 2 * s.args.in_itemsize + s.args.out_itemsize;
-    split |= static_cast<size_t>(size) >= (s.args.parallel_bytes + bytes - 1) / bytes;
+    const size_t per = 2 * s.args.in_itemsize + s.args.out_itemsize;
+    const size_t bytes = static_cast<size_t>(size) > SIZE_MAX / per ? SIZE_MAX
+                                                                    : static_cast<size_t>(size) * per;
+    split |= bytes >= s.args.parallel_bytes;
+    wake |= WakesWorkers(bytes, s.args.parallel_bytes);
   }
   if (!split) threads = 1;
   // The block: axis k with every later axis whole, at most block_elements
@@ -550,7 +553,7 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   } else {
     // Several claims per thread, so a late or slow thread costs little.
     w.batch = std::max<int64_t>(1, w.blocks / (8 * w.threads));
-    ThreadPool::Get().Run(&RunTask, &w);
+    ThreadPool::Get().Run(&RunTask, &w, wake);
   }
   // Every thread has left the run (ThreadPool::Run returns after they do), so
   // their flags are final.

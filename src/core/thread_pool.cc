@@ -17,10 +17,51 @@
 namespace eltwise {
 namespace {
 
-// How long an idle worker spins before it sleeps. Waking a sleeping thread
+// How long an idle worker spins before it dozes. Waking a sleeping thread
 // costs tens of microseconds on a virtual machine, more than a whole 1 MB call;
 // back-to-back calls find the workers still spinning.
 constexpr auto kSpin = std::chrono::microseconds(200);
+// A dozing worker sleeps kDozeStep at a time, so a call that wakes no one is
+// seen within kDozeStep (plus the timer's slack, 50 us on Linux), and dozes
+// for kDoze after its last call: long enough to span a pause of a loop of
+// calls (another library's calls, Python work between them), short enough
+// that an idle process stops waking up soon.
+constexpr auto kDozeStep = std::chrono::microseconds(100);
+constexpr auto kDoze = std::chrono::milliseconds(50);
+// A call that starts within kLoopGap of the last one is taken as part of a
+// loop of calls (Python work between them included), worth one wake-up.
+constexpr int64_t kLoopGapNs = 1000000;
+
+// The CPU the calling thread runs on, -1 where unknown.
+int CurrentCpu() {
+#if defined(__linux__)
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+// Moves the calling thread to another CPU it may run on, leaving its
+// affinity mask as it was: the mask without `cpu` moves it, the old mask
+// then allows every CPU again without moving it back.
+void MoveOffCpu(int cpu) {
+#if defined(__linux__)
+  cpu_set_t mask, others;
+  if (sched_getaffinity(0, sizeof(mask), &mask) != 0 || cpu >= CPU_SETSIZE) return;
+  others = mask;
+  CPU_CLR(cpu, &others);
+  if (CPU_COUNT(&others) == 0) return;
+  if (sched_setaffinity(0, sizeof(others), &others) == 0) sched_setaffinity(0, sizeof(mask), &mask);
+#else
+  (void)cpu;
+#endif
+}
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 }  // namespace
 
@@ -77,6 +118,7 @@ void ThreadPool::ResetAfterFork() {
   ctx_ = nullptr;
   open_.store(false);
   inside_.store(0);
+  dozers_ = 0;
   sleepers_ = 0;
   stopping_.store(false);
 }
@@ -120,18 +162,48 @@ bool ThreadPool::AwaitCall(uint64_t seen) {
     if (generation_.load(std::memory_order_acquire) != seen) return true;
     if (stopping_.load(std::memory_order_relaxed)) return false;
     ELTWISE_PAUSE();
-    if ((i & 255) == 255 && std::chrono::steady_clock::now() > deadline) break;
+    if ((i & 255) == 255) {
+      if (std::chrono::steady_clock::now() > deadline) break;
+      // On the CPU of the last caller, a spinning worker only takes the
+      // caller's time, and the scheduler was seen to leave it there with the
+      // other CPU idle for tens of milliseconds: it moves off. Anywhere, it
+      // yields every few microseconds to a thread that waits for its CPU.
+      const int cpu = CurrentCpu();
+      if (cpu >= 0 && cpu == caller_cpu_.load(std::memory_order_relaxed)) MoveOffCpu(cpu);
+      std::this_thread::yield();
+    }
   }
-  std::unique_lock<std::mutex> lock(mutex_);
-  ++sleepers_;
-  wake_.wait(lock, [&] {
+  const auto called = [&] {
     return stopping_.load() || generation_.load(std::memory_order_acquire) != seen;
-  });
-  --sleepers_;
+  };
+  std::unique_lock<std::mutex> lock(mutex_);
+  uint64_t wakes = wakes_;
+  ++dozers_;
+  const auto doze_end = std::chrono::steady_clock::now() + kDoze;
+  while (!called() && std::chrono::steady_clock::now() < doze_end) {
+    wake_.wait_for(lock, kDozeStep);
+    // Dozing on the caller's CPU, the wake-ups would take the caller's time.
+    const int cpu = CurrentCpu();
+    if (cpu >= 0 && cpu == caller_cpu_.load(std::memory_order_relaxed)) {
+      lock.unlock();
+      MoveOffCpu(cpu);
+      lock.lock();
+    }
+  }
+  if (wakes_ == wakes) --dozers_;
+  if (!called()) {
+    wakes = wakes_;
+    ++sleepers_;
+    wake_.wait(lock, called);
+    if (wakes_ == wakes) --sleepers_;
+  }
   return !stopping_.load();
 }
 
 void ThreadPool::WorkerLoop(uint64_t seen) {
+#if defined(__linux__)
+  pthread_setname_np(pthread_self(), "eltwise-pool");  // as top and /proc show it
+#endif
   for (;;) {
     if (!AwaitCall(seen)) return;
     seen = generation_.load(std::memory_order_acquire);
@@ -143,7 +215,7 @@ void ThreadPool::WorkerLoop(uint64_t seen) {
   }
 }
 
-void ThreadPool::Run(Task task, void* ctx) {
+void ThreadPool::Run(Task task, void* ctx, bool wake) {
   std::unique_lock<std::mutex> run_lock(run_mutex_, std::try_to_lock);
   if (!run_lock.owns_lock()) {
     task(ctx);
@@ -158,14 +230,23 @@ void ThreadPool::Run(Task task, void* ctx) {
   ctx_ = ctx;
   open_.store(true);
   generation_.fetch_add(1, std::memory_order_release);
-  {
+  const int cpu = CurrentCpu();
+  caller_cpu_.store(cpu < 0 ? -2 : cpu, std::memory_order_relaxed);
+  const int64_t now = NowNs();
+  const bool looping = now - last_run_.exchange(now, std::memory_order_relaxed) < kLoopGapNs;
+  if (wake || looping) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (sleepers_ > 0) wake_.notify_all();
+    if (sleepers_ > 0 || (wake && dozers_ > 0)) {
+      sleepers_ = dozers_ = 0;
+      ++wakes_;
+      wake_.notify_all();
+    }
   }
   task(ctx);
   open_.store(false);
   for (int i = 0; inside_.load() != 0; ++i) {
-    if (i < 4096) ELTWISE_PAUSE(); else std::this_thread::yield();
+    // Yields soon: a worker inside the task may be waiting for this CPU.
+    if (i < 256) ELTWISE_PAUSE(); else std::this_thread::yield();
   }
 }
 

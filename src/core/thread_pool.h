@@ -26,13 +26,25 @@ class ThreadPool {
   void SetThreads(int n);
   int threads() const { return threads_.load(std::memory_order_relaxed); }
 
-  // Runs task(ctx) on the calling thread and on every worker that wakes in
+  // Runs task(ctx) on the calling thread and on every worker that joins in
   // time; returns once no thread is inside it. A worker that is late (its
-  // core busy elsewhere) finds the work taken and leaves: the caller never
-  // waits for a thread that is not running. If another caller holds the
-  // pool, the task runs on the calling thread alone. Starts the workers
-  // when they are not running (first call, after SetThreads, after a fork).
-  void Run(Task task, void* ctx);
+  // core busy elsewhere, or asleep) finds the work taken and leaves: the
+  // caller never waits for a thread that is not running. If another caller
+  // holds the pool, the task runs on the calling thread alone. Starts the
+  // workers when they are not running (first call, after SetThreads, after a
+  // fork).
+  //
+  // A worker idle for a call spins for kSpin, then dozes (sleeps in steps of
+  // kDozeStep, looking for a call after each) until kDoze has passed, then
+  // sleeps until woken. Waking a worker is a system call that costs the
+  // caller more than 10 us on a virtual machine, and the woken worker joins
+  // tens of microseconds later. So a call wakes dozing and sleeping workers
+  // only when `wake` says it is long enough to repay that; a shorter call is
+  // shared by the workers that spin, is seen by a dozing worker at its next
+  // step (which then spins again), and wakes sleeping workers only when it
+  // follows the last call within kLoopGap: a loop of short calls pays one
+  // wake-up, an isolated short call none.
+  void Run(Task task, void* ctx, bool wake);
 
  private:
   ThreadPool();
@@ -41,8 +53,8 @@ class ThreadPool {
   // In a forked child: forgets the parent's workers and locks.
   void ResetAfterFork();
   void WorkerLoop(uint64_t seen);
-  // Waits (spinning first) until generation_ differs from `seen`; false when
-  // the pool is stopping.
+  // Waits (spinning, then dozing, then asleep) until generation_ differs
+  // from `seen`; false when the pool is stopping.
   bool AwaitCall(uint64_t seen);
 
   std::atomic<int> threads_{1};  // read by callers without run_mutex_
@@ -58,10 +70,21 @@ class ThreadPool {
   std::atomic<int> inside_{0};         // workers inside task_
   std::atomic<uint64_t> generation_{0};  // calls so far: wakes the workers
 
-  // Sleeping workers, for wake-ups after a spin ran out.
+  // Dozing and sleeping workers not yet woken, for wake-ups after a spin ran
+  // out; guarded by mutex_. A wake-up zeroes both counts and advances
+  // wakes_, so that the calls made before the woken workers run (tens of
+  // microseconds or more on a virtual machine) do not wake them again; a
+  // worker that leaves its wait with wakes_ unchanged takes itself off.
   std::mutex mutex_;
   std::condition_variable wake_;
+  int dozers_ = 0;
   int sleepers_ = 0;
+  uint64_t wakes_ = 0;
+  // When the last Run started (steady_clock nanoseconds), for kLoopGap.
+  std::atomic<int64_t> last_run_{0};
+  // The CPU the last Run's caller ran on (-2 where unknown): no worker spins
+  // there.
+  std::atomic<int> caller_cpu_{-2};
   std::atomic<bool> stopping_{false};
 };
 
