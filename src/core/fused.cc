@@ -477,13 +477,13 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   w.program = &p;
   w.operands = operands;
   // More threads only where some step's unfused call would take them (its
-  // bytes at least its parallel_bytes): below that a wake-up costs more than
-  // the second core gives back.
+  // bytes at least its parallel_bytes, as Execute splits a call), and sleeping
+  // workers woken only where some step's call would wake them (WakesWorkers).
   bool split = false, wake = false;
   for (const FusedStep& s : p.steps) {
     const size_t per = 2 * s.args.in_itemsize + s.args.out_itemsize;
-    const size_t bytes = static_cast<size_t>(size) > SIZE_MAX / per ? SIZE_MAX
-                                                                    : static_cast<size_t>(size) * per;
+    size_t bytes;
+    if (__builtin_mul_overflow(static_cast<size_t>(size), per, &bytes)) bytes = SIZE_MAX;
     split |= bytes >= s.args.parallel_bytes;
     wake |= WakesWorkers(bytes, s.args.parallel_bytes);
   }

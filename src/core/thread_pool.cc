@@ -41,19 +41,29 @@ int CurrentCpu() {
 #endif
 }
 
-// Moves the calling thread to another CPU it may run on, leaving its
-// affinity mask as it was: the mask without `cpu` moves it, the old mask
-// then allows every CPU again without moving it back.
-void MoveOffCpu(int cpu) {
+// Where the calling worker runs on `caller_cpu` (the last caller's CPU, -2
+// where unknown), moves it to another CPU its affinity mask allows and leaves
+// the mask as it was: the mask without that CPU moves it, the old mask then
+// allows every CPU again without moving it back. A worker whose mask has no
+// other CPU stays, and stops asking: its mask is the one it started with
+// (eltwise never changes it; SetThreads starts new workers).
+void LeaveCallerCpu(int caller_cpu) {
 #if defined(__linux__)
+  thread_local bool one_cpu = false;
+  if (one_cpu || caller_cpu < 0) return;
+  const int cpu = CurrentCpu();
+  if (cpu != caller_cpu || cpu >= CPU_SETSIZE) return;
   cpu_set_t mask, others;
-  if (sched_getaffinity(0, sizeof(mask), &mask) != 0 || cpu >= CPU_SETSIZE) return;
+  if (sched_getaffinity(0, sizeof(mask), &mask) != 0) return;
   others = mask;
   CPU_CLR(cpu, &others);
-  if (CPU_COUNT(&others) == 0) return;
+  if (CPU_COUNT(&others) == 0) {
+    one_cpu = true;
+    return;
+  }
   if (sched_setaffinity(0, sizeof(others), &others) == 0) sched_setaffinity(0, sizeof(mask), &mask);
 #else
-  (void)cpu;
+  (void)caller_cpu;
 #endif
 }
 
@@ -168,8 +178,7 @@ bool ThreadPool::AwaitCall(uint64_t seen) {
       // caller's time, and the scheduler was seen to leave it there with the
       // other CPU idle for tens of milliseconds: it moves off. Anywhere, it
       // yields every few microseconds to a thread that waits for its CPU.
-      const int cpu = CurrentCpu();
-      if (cpu >= 0 && cpu == caller_cpu_.load(std::memory_order_relaxed)) MoveOffCpu(cpu);
+      LeaveCallerCpu(caller_cpu_.load(std::memory_order_relaxed));
       std::this_thread::yield();
     }
   }
@@ -183,12 +192,9 @@ bool ThreadPool::AwaitCall(uint64_t seen) {
   while (!called() && std::chrono::steady_clock::now() < doze_end) {
     wake_.wait_for(lock, kDozeStep);
     // Dozing on the caller's CPU, the wake-ups would take the caller's time.
-    const int cpu = CurrentCpu();
-    if (cpu >= 0 && cpu == caller_cpu_.load(std::memory_order_relaxed)) {
-      lock.unlock();
-      MoveOffCpu(cpu);
-      lock.lock();
-    }
+    lock.unlock();
+    LeaveCallerCpu(caller_cpu_.load(std::memory_order_relaxed));
+    lock.lock();
   }
   if (wakes_ == wakes) --dozers_;
   if (!called()) {
