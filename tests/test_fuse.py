@@ -706,6 +706,42 @@ def test_door_large_chain_on_threads(monkeypatch):
         assert_bits(g(a, b), both(a, b))
 
 
+def test_chains_from_memory():
+    """Runs whose arrays pass 16 MiB in all take the memory tiles (a few cache lines per
+    array, stored through the cache; src/core/fused.cc, kMemoryBytes): the unfused bits on
+    1 and 2 threads, for five arrays, per-channel values in rows, a cast in every tile, a
+    float16 chain, and a strided operand (no tiles: the block path)."""
+    rng = np.random.default_rng(11)
+    n = 900_001  # five float32 inputs and the result: 21.6 MB
+    a, b, c, d = ((rng.standard_normal(n) * 4).astype(np.float32) for _ in range(4))
+    e = rng.uniform(1, 2, n).astype(np.float32)
+    x = rng.standard_normal((3, 16, 300, 301)).astype(np.float32)  # 17.3 MB, and its result
+    p = [rng.standard_normal(16).astype(np.float32) for _ in range(2)]
+    i8 = rng.integers(-128, 128, (2, 3_000_001)).astype(np.int8)
+    h = [(rng.standard_normal(2_200_001) * 3).astype(np.float16) for _ in range(3)]  # 17.6 MB
+    wide, q, r = (rng.standard_normal(k).astype(np.float32) for k in (2_400_002, 1_200_001, 1_200_001))
+    pdpd = {"broadcast": "pdpd", "axis": 1}
+    cases = [
+        (lambda a, b, c, d, e: E.divide(E.add(E.multiply(E.subtract(a, b), c), d), e),
+         (a, b, c, d, e)),
+        (lambda x, m, s: E.add(E.multiply(E.subtract(x, m, **pdpd), s, **pdpd), 0.5),
+         (x, p[0], p[1])),
+        (lambda u, v: E.add(E.multiply(E.subtract(u, 3, dtype=np.float32), np.float32(0.05)),
+                            E.multiply(E.add(v, 2, dtype=np.float32), np.float32(0.1))),
+         (i8[0], i8[1])),
+        (lambda f, g, k: E.add(E.multiply(E.subtract(f, g), k), f), tuple(h)),
+        (lambda s, b, c: E.add(E.multiply(E.subtract(s, b), c), s), (wide[::2], q, r)),
+    ]
+    for fn, args in cases:
+        exp = fn(*args)
+        f = eltwise.fuse(fn)
+        for threads in (1, 2, 1):
+            eltwise.set_num_threads(threads)
+            assert_bits(f(*args), exp)
+            out = np.empty_like(exp)
+            assert_bits(f(*args, out=out), exp)
+
+
 def test_door_leaves_other_calls_to_python(monkeypatch):
     """Calls the door does not run reach Python and give the unfused results, errors and
     warnings: a new signature, out=, keywords, an unaligned or byte-swapped array, a NumPy

@@ -33,11 +33,18 @@ constexpr size_t kInlineResults = 8;
 // program's widest dtype, within [kMinTileBytes, kMaxTileBytes] and a multiple
 // of 64 elements (the coded dtypes' block on AVX3_DL), so that those tiles stay
 // in L1 together (32 KiB or more on x86 CPUs with AVX2); programs of more steps
-// than kMaxTiledSteps run step by step over the block. (A chain of five
-// arrays ran 15% slower at 1 thread in 4 KiB tiles than in 2 KiB ones; a
-// normalization of one array and per-channel values 8-20% faster.)
+// than kMaxTiledSteps run step by step over the block. A run whose arrays
+// come from memory (kMemoryBytes or more in all, past any last-level cache a
+// run of this size finds free) takes kMemory* tiles instead, a few cache
+// lines per array, and stores its outputs through the cache: the arrays are
+// then read nearly as one loop over all of them reads them, where long runs
+// of one or two arrays at a time, or non-temporal stores of a few lines
+// between the reads, left memory idle (docs/benchmarks.md, "Fused chains").
 constexpr int64_t kTileBudget = 12 * 1024;
 constexpr int64_t kMinTileBytes = 2048, kMaxTileBytes = 4096;
+constexpr int64_t kMemoryTileBudget = 3 * 1024;
+constexpr int64_t kMinMemoryTileBytes = 512, kMaxMemoryTileBytes = 1024;
+constexpr size_t kMemoryBytes = size_t{16} << 20;
 constexpr size_t kMaxTiledSteps = 64;
 
 // A run on more threads cuts its result into at least kBlocksPerThread
@@ -63,7 +70,8 @@ struct Work {
   int64_t batch = 1;
   bool stream = false;      // the outputs are larger than the cache: non-temporal stores
   const bool* read_later = nullptr;  // per step: a later step reads its result
-  bool tiled = false;       // at most kMaxTiledSteps steps, and a result kept in the cache
+  bool tiled = false;       // at most kMaxTiledSteps steps, and not w.stream unless w.memory
+  bool memory = false;      // the arrays come from memory: kMemory* tiles, stored through the cache
   int64_t tile_elements = 1;  // RunTiles' largest tile (kTileBudget)
   // Per thread: the steps' results in the block at hand, and their flags.
   BlockView* results = nullptr;
@@ -282,7 +290,7 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
     } else {
       out[s] = {scratch + step.dest * w.slot_bytes, 0, 0};
     }
-    hints[s] = StepHints(w, s, settled);
+    hints[s] = StepHints(w, s, settled) & (w.memory ? ~kHintStream : ~0u);
   }
   int64_t n = 1;
   for (int i = 0; i < nd; ++i) n *= shape[i];
@@ -521,24 +529,43 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   }
   w.read_later = read_later.get();
   size_t widest = 1;
-  // Tiles pay where the operands come from the cache. A result that streams
-  // past the cache has operands in memory, where a step at a time over a
-  // block reads fewer streams at once, and its block-sized buffers (in L2)
-  // cost little beside memory: measured equal at 1 thread, 13% faster at 2.
-  w.tiled = n <= kMaxTiledSteps && !w.stream;
   for (const FusedStep& step : p.steps) {
     widest = std::max({widest, ItemSize(step.compute), ItemSize(step.result)});
   }
   // The arrays tiles read and write in full: outputs, and inputs that vary
-  // along the last axis of extent above 1 (not a per-channel value).
+  // along the last axis of extent above 1 (not a per-channel value); and the
+  // bytes of every array the run reads or writes (an input's elements along
+  // the axes it varies along).
   int64_t streams = static_cast<int64_t>(p.outputs.size());
+  size_t array_bytes = out_bytes;
   if (p.ndim > 0) {
     int last = p.ndim - 1;
     while (last > 0 && p.shape[last] == 1) --last;
-    for (size_t i = 0; i < p.inputs.size(); ++i) streams += operands.inputs[i].strides[last] != 0;
+    for (size_t i = 0; i < p.inputs.size(); ++i) {
+      const FusedView& v = operands.inputs[i];
+      streams += v.strides[last] != 0;
+      // Saturating: a view of overlapping strides may claim more than memory.
+      size_t bytes = ItemSize(v.dtype);
+      for (int d = 0; d < p.ndim; ++d) {
+        if (v.strides[d] != 0 &&
+            __builtin_mul_overflow(bytes, static_cast<size_t>(p.shape[d]), &bytes)) {
+          bytes = SIZE_MAX;
+        }
+      }
+      if (__builtin_add_overflow(array_bytes, bytes, &array_bytes)) array_bytes = SIZE_MAX;
+    }
   }
+  // Tiles pay where the operands come from the cache, and where they come
+  // from memory (w.memory). Between the two, a result that streams past the
+  // cache (w.stream) runs a step at a time over its block, its outputs stored
+  // past the cache.
+  w.memory = array_bytes >= kMemoryBytes;
+  w.tiled = n <= kMaxTiledSteps && (w.memory || !w.stream);
+  const int64_t budget = w.memory ? kMemoryTileBudget : kTileBudget;
   const int64_t tile_bytes =
-      std::clamp(kTileBudget / std::max<int64_t>(1, streams), kMinTileBytes, kMaxTileBytes);
+      w.memory ? std::clamp(budget / std::max<int64_t>(1, streams), kMinMemoryTileBytes,
+                            kMaxMemoryTileBytes)
+               : std::clamp(budget / std::max<int64_t>(1, streams), kMinTileBytes, kMaxTileBytes);
   w.tile_elements = std::max<int64_t>(64, tile_bytes / static_cast<int64_t>(widest) / 64 * 64);
   Scratch scratch(w.thread_bytes * w.threads);
   w.scratch = scratch.get();
