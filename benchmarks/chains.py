@@ -322,7 +322,12 @@ def markdown(meta, records):
           "(> 1: fused is faster). eltwise fused is checked bit-identical to eltwise unfused "
           "before it is timed; peers within 4 ULP are marked ≈. Bytes = every operand read "
           "once + the result written once (one pass); roofline = that at the copy "
-          "bandwidth.", "", "## Goals", "", "| goal | measured | met |", "|---|---|---|"]
+          "bandwidth.", "",
+          f"- CPU: {meta['cpu']} ({meta['cpus']} CPUs, {meta['cpus_usable']} usable; flags: "
+          f"{' '.join(meta['cpu_flags']) or 'n/a'}); eltwise target "
+          f"**{meta['eltwise_target']}** (this CPU runs: {', '.join(meta['eltwise_targets'])})",
+          f"- command: `{meta['command'].strip()}`, {meta['date']}",
+          "", "## Goals", "", "| goal | measured | met |", "|---|---|---|"]
     for goal, measured, met in goals(meta, records):
         mark = "not measured" if met is None else ("met" if met else "**not met**")
         md.append(f"| {goal} | {measured} | {mark} |")
