@@ -423,6 +423,8 @@ void FreeAligned(char* p) { ::operator delete(p, std::align_val_t{64}); }
 // allocator maps and unmaps blocks this large) faults on every page's first
 // touch, which costs more than a small chain's kernels.
 constexpr size_t kKeptScratch = size_t{16} << 20;
+// A run's buffers up to this size are on RunFused's stack.
+constexpr size_t kStackScratch = 4096;
 std::mutex g_kept_mutex;
 char* g_kept = nullptr;  // guarded by g_kept_mutex, as are the two below
 size_t g_kept_bytes = 0;
@@ -430,7 +432,14 @@ bool g_kept_busy = false;
 
 class Scratch {
  public:
-  explicit Scratch(size_t bytes) {
+  // `stack`, of stack_bytes, serves a run that fits it (a short chain on a few
+  // elements), which then takes no lock.
+  Scratch(size_t bytes, char* stack, size_t stack_bytes) {
+    if (bytes <= stack_bytes) {
+      p_ = stack;
+      return;
+    }
+    owned_ = true;
     {
       std::lock_guard<std::mutex> lock(g_kept_mutex);
       if (!g_kept_busy && bytes <= kKeptScratch) {
@@ -450,6 +459,7 @@ class Scratch {
     p_ = AllocateAligned(bytes);
   }
   ~Scratch() {
+    if (!owned_) return;
     if (!kept_) {
       FreeAligned(p_);
       return;
@@ -463,6 +473,7 @@ class Scratch {
 
  private:
   char* p_ = nullptr;
+  bool owned_ = false;  // not the caller's stack: the kept memory or an allocation
   bool kept_ = false;
 };
 
@@ -567,7 +578,8 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
                             kMaxMemoryTileBytes)
                : std::clamp(budget / std::max<int64_t>(1, streams), kMinTileBytes, kMaxTileBytes);
   w.tile_elements = std::max<int64_t>(64, tile_bytes / static_cast<int64_t>(widest) / 64 * 64);
-  Scratch scratch(w.thread_bytes * w.threads);
+  alignas(64) char stack_scratch[kStackScratch];
+  Scratch scratch(w.thread_bytes * w.threads, stack_scratch, sizeof(stack_scratch));
   w.scratch = scratch.get();
   const size_t per_run = n * static_cast<size_t>(w.threads);
   SmallBuffer<BlockView, kInlineResults> results(per_run);
@@ -576,7 +588,8 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   w.thread_flags = thread_flags.get();
   for (size_t i = 0; i < per_run; ++i) w.thread_flags[i] = 0;
   if (w.threads == 1) {
-    RunBlocks(w);
+    // Every block in turn, with no claims to share (RunBlocks' atomics).
+    for (int64_t b = 0; b < w.blocks; ++b) RunBlock(w, b, w.scratch, w.results, w.thread_flags);
   } else {
     // Several claims per thread, so a late or slow thread costs little.
     w.batch = std::max<int64_t>(1, w.blocks / (8 * w.threads));
