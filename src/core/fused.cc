@@ -573,10 +573,9 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   w.memory = array_bytes >= kMemoryBytes;
   w.tiled = n <= kMaxTiledSteps && (w.memory || !w.stream);
   const int64_t budget = w.memory ? kMemoryTileBudget : kTileBudget;
-  const int64_t tile_bytes =
-      w.memory ? std::clamp(budget / std::max<int64_t>(1, streams), kMinMemoryTileBytes,
-                            kMaxMemoryTileBytes)
-               : std::clamp(budget / std::max<int64_t>(1, streams), kMinTileBytes, kMaxTileBytes);
+  const int64_t min_tile = w.memory ? kMinMemoryTileBytes : kMinTileBytes;
+  const int64_t max_tile = w.memory ? kMaxMemoryTileBytes : kMaxTileBytes;
+  const int64_t tile_bytes = std::clamp(budget / std::max<int64_t>(1, streams), min_tile, max_tile);
   w.tile_elements = std::max<int64_t>(64, tile_bytes / static_cast<int64_t>(widest) / 64 * 64);
   alignas(64) char stack_scratch[kStackScratch];
   Scratch scratch(w.thread_bytes * w.threads, stack_scratch, sizeof(stack_scratch));
