@@ -84,4 +84,12 @@ bool CastRun(DType from, DType to, const void* src_v, void* dst_v, int64_t n) {
   return false;
 }
 
+bool CastRun(const CastKernels* fast, DType from, DType to, const void* src, void* dst,
+             int64_t n) {
+  const CastKernel k = fast ? fast->k[static_cast<int>(from)][static_cast<int>(to)] : nullptr;
+  if (!k) return CastRun(from, to, src, dst, n);
+  k(src, dst, n);
+  return true;
+}
+
 }  // namespace eltwise

@@ -18,6 +18,19 @@ namespace eltwise {
 // a finite float64 that overflows float32 (NumPy warns there).
 bool CastRun(DType from, DType to, const void* src, void* dst, int64_t n);
 
+// A vector form of CastRun for one pair of dtypes (a kernel table's, filled
+// per Highway target by kernels/cast.cc): converts n contiguous elements to
+// the bits CastRun gives them, and always succeeds.
+using CastKernel = void (*)(const void* src, void* dst, int64_t n);
+struct CastKernels {
+  CastKernel k[kNumDTypes][kNumDTypes] = {};  // [from][to]; null: CastRun's loop
+};
+
+// CastRun through fast's kernel for the pair where it has one (fast may be
+// null): the same results and the same false cases.
+bool CastRun(const CastKernels* fast, DType from, DType to, const void* src, void* dst,
+             int64_t n);
+
 }  // namespace eltwise
 
 #endif  // ELTWISE_CORE_CAST_H_

@@ -88,7 +88,8 @@ void ContiguousStrides(const int64_t* shape, int ndim, int64_t itemsize, int64_t
 
 // Converts the block view `v` (any strides) into contiguous elements of `to`
 // at dst, row by row along the block's last axis.
-void CastBlock(const BlockView& v, DType to, const int64_t* shape, int ndim, char* dst) {
+void CastBlock(const CastKernels* casts, const BlockView& v, DType to, const int64_t* shape,
+               int ndim, char* dst) {
   const int64_t n = shape[ndim - 1], last = v.s[ndim - 1];
   const size_t from_size = ItemSize(v.dtype), to_size = ItemSize(to);
   int64_t rows = 1;
@@ -98,7 +99,7 @@ void CastBlock(const BlockView& v, DType to, const int64_t* shape, int ndim, cha
     const char* src = v.p;
     for (int i = 0; i + 1 < ndim; ++i) src += index[i] * v.s[i];
     if (last == static_cast<int64_t>(from_size)) {
-      CastRun(v.dtype, to, src, dst, n);
+      CastRun(casts, v.dtype, to, src, dst, n);
     } else if (last == 0) {
       CastRun(v.dtype, to, src, dst, 1);
       for (int64_t j = 1; j < n; ++j) memcpy(dst + j * to_size, dst, to_size);
@@ -319,7 +320,8 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
         for (int i = 0; i < 2; ++i) {
           operand[i] = at(x[s][i], e, r);
           if (from[s][i] != step.compute) {
-            CastRun(from[s][i], step.compute, operand[i], cast_buffer[i], scalar[s][i] ? 1 : len);
+            CastRun(p.casts, from[s][i], step.compute, operand[i], cast_buffer[i],
+                    scalar[s][i] ? 1 : len);
             operand[i] = cast_buffer[i];
           }
         }
@@ -365,7 +367,7 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
         settled = false;
         int64_t cast_shape[kMaxDims];
         for (int d = 0; d < nd; ++d) cast_shape[d] = x[i]->s[d] == 0 ? 1 : shape[d];
-        CastBlock(*x[i], step.compute, cast_shape, nd, cast_buffer[i]);
+        CastBlock(p.casts, *x[i], step.compute, cast_shape, nd, cast_buffer[i]);
         local[i].p = cast_buffer[i];
         local[i].dtype = step.compute;
         ContiguousStrides(cast_shape, nd, static_cast<int64_t>(ItemSize(step.compute)),

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/broadcast.h"
+#include "core/cast.h"
 #include "core/dtype.h"
 #include "core/execute.h"
 
@@ -56,6 +57,9 @@ struct FusedProgram {
   std::vector<FusedView> inputs;
   std::vector<FusedView> outputs;
   int slots = 0;
+  // The vector conversions of the steps' kernels' table (null: CastRun's
+  // element loop for every conversion).
+  const CastKernels* casts = nullptr;
   // The most elements a block has where the shape allows: a block is a run
   // of one axis with every later axis whole (at least one index of it).
   int64_t block_elements = 4096;

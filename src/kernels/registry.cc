@@ -44,6 +44,7 @@ void Use(int64_t restriction) {
     FillPowerKernels(*t);
     FillCompareKernels(*t);
     FillGatherKernels(*t);
+    FillCastKernels(*t);
     slot = t;
   }
   g_target.store(target);

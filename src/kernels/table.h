@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cast.h"
 #include "core/dtype.h"
 #include "core/execute.h"
 #include "hwy/base.h"
@@ -23,6 +24,7 @@ struct KernelTable {
   bool pack_beside_scalar_second[kNumOps][kNumDTypes] = {};
   PackKernel pack_strided = nullptr;
   TransposeKernel transpose_block = nullptr;
+  CastKernels cast;  // kernels/cast.cc: the widening conversions
 };
 
 // The DType of a storage type (bool is registered explicitly: it shares uint8_t).
@@ -52,6 +54,8 @@ void FillCompareKernels(KernelTable& t);
 // packing where the stride allows, and transposing in registers where a
 // column's elements lie side by side.
 void FillGatherKernels(KernelTable& t);
+// The conversions of the same target (kernels/cast.cc).
+void FillCastKernels(KernelTable& t);
 
 // Everything Execute needs to run `op` on `compute` from table t: the kernels
 // of one target, read from one table.

@@ -2,6 +2,7 @@
 
 #include "core/broadcast.h"  // kMaxDims
 #include "core/cast.h"
+#include "kernels/table.h"
 
 namespace eltwise {
 namespace {
@@ -43,7 +44,10 @@ PyObject* CastContiguous(PyArrayObject* a, PyArray_Descr* d) {
   Ref r(PyArray_NewFromDescr(&PyArray_Type, d, PyArray_NDIM(a), PyArray_DIMS(a), nullptr, nullptr,
                              c_order ? 0 : NPY_ARRAY_F_CONTIGUOUS, nullptr));
   if (!r) return nullptr;
-  if (!CastRun(from, to, PyArray_BYTES(a), PyArray_BYTES(r.arr()), PyArray_SIZE(a))) return nullptr;
+  if (!CastRun(&Kernels().cast, from, to, PyArray_BYTES(a), PyArray_BYTES(r.arr()),
+               PyArray_SIZE(a))) {
+    return nullptr;
+  }
   return r.release();
 }
 

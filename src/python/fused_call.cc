@@ -116,6 +116,7 @@ void ParseBlockElements(int64_t block_elements, FusedProgram* p) {
 void ParseSteps(const py::tuple& steps, int64_t nscalars, FusedProgram* p,
                 std::vector<ScalarUse>* uses) {
   const KernelTable& table = Kernels();
+  p->casts = &table.cast;
   for (size_t s = 0; s < steps.size(); ++s) {
     const py::tuple t = py::cast<py::tuple>(steps[s]);
     if (t.size() != 9) throw py::value_error("eltwise._fuse_run: a step is a 9-tuple");
