@@ -154,6 +154,27 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
 
   // Computes `count` < N elements from i through padded buffers.
   const auto partial = [&](size_t i, size_t count) {
+#if HWY_TARGET <= HWY_AVX3
+    // AVX-512's masked loads and stores touch only the first `count` lanes
+    // (the others neither read nor fault); the others hold OneOf, as the
+    // padded buffers below do, so that they raise no flag.
+    // Half types go by their bits (unsigned lanes of the same size).
+    const hn::RebindToUnsigned<decltype(ds)> dsu;
+    const hn::RebindToUnsigned<decltype(dout)> doutu;
+    using SU = hn::TFromD<decltype(dsu)>;
+    using OU = hn::TFromD<decltype(doutu)>;
+    const auto m = hn::FirstN(dsu, count);
+    const auto fill = hn::BitCast(dsu, SplatStorage(ds, OneOf<T>()));
+    const auto load = [&](const TL* p) {
+      const auto bits = hn::MaskedLoad(m, dsu, reinterpret_cast<const SU*>(p));
+      return WidenFrom<T>(dc, hn::BitCast(ds, hn::IfThenElse(m, bits, fill)));
+    };
+    const auto va = kKind == LoopKind::kScalarFirst ? vs : load(a + i);
+    const auto vb = kKind == LoopKind::kScalarSecond ? vs : load(b + i);
+    hn::BlendedStore(hn::BitCast(doutu, ResultLanes<O>(dout, dc, op(dc, va, vb))),
+                     hn::FirstN(doutu, count), doutu, reinterpret_cast<OU*>(out + i));
+    return;
+#endif
     HWY_ALIGN TL ta[kMaxLanes];
     HWY_ALIGN TL tb[kMaxLanes];
     HWY_ALIGN OL to[kMaxLanes];
