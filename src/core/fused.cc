@@ -479,6 +479,94 @@ class Scratch {
   bool kept_ = false;
 };
 
+// Whether view v of a program of `shape` is one value (every stride 0 where
+// the extent is above 1: *one set) or one C-order contiguous run.
+bool WholeRun(const FusedView& v, const int64_t* shape, int ndim, bool* one) {
+  int64_t s = static_cast<int64_t>(ItemSize(v.dtype));
+  bool zero = true, contiguous = true;
+  for (int d = ndim - 1; d >= 0; --d) {
+    if (shape[d] != 1) {
+      zero &= v.strides[d] == 0;
+      contiguous &= v.strides[d] == s;
+    }
+    s *= shape[d];
+  }
+  *one = zero;
+  return zero || contiguous;
+}
+
+// Runs a program of `size` elements whose buffers fit kStackScratch, on the
+// calling thread, where every input is one value or one contiguous run and
+// every output one contiguous run: each step's kernel once over all elements,
+// in step order. That is what RunBlock does for a one-block run whose
+// operands RunContiguous takes (the same kernel calls on the same elements,
+// operands converted by the same CastRun, the same hints), without the
+// block's views. False, having run nothing, otherwise.
+bool RunSmall(const FusedProgram& p, const FusedOperands& operands, int64_t size, int* flags) {
+  const size_t n_steps = p.steps.size();
+  const int nd = p.ndim;
+  const size_t slot_bytes = (static_cast<size_t>(size) * 8 + 63) / 64 * 64;
+  if (n_steps > kMaxTiledSteps ||
+      (static_cast<size_t>(p.slots) + 2) * slot_bytes > kStackScratch) {
+    return false;
+  }
+  bool one[kMaxTiledSteps][2];
+  for (size_t s = 0; s < n_steps; ++s) {
+    const FusedStep& step = p.steps[s];
+    for (int i = 0; i < 2; ++i) {
+      const FusedSource& src = step.x[i];
+      one[s][i] = src.kind == FusedSource::kScalar;
+      if (src.kind == FusedSource::kInput &&
+          !WholeRun(operands.inputs[src.index], p.shape, nd, &one[s][i])) {
+        return false;
+      }
+    }
+    if (one[s][0] && one[s][1]) return false;
+    bool output_one;
+    if (step.dest_output &&
+        (!WholeRun(operands.outputs[step.dest], p.shape, nd, &output_one) || output_one)) {
+      return false;
+    }
+  }
+  alignas(64) char scratch[kStackScratch];
+  char* cast_buffer[2] = {scratch + static_cast<size_t>(p.slots) * slot_bytes,
+                          scratch + (static_cast<size_t>(p.slots) + 1) * slot_bytes};
+  char* result[kMaxTiledSteps];
+  for (size_t s = 0; s < n_steps; ++s) {
+    const FusedStep& step = p.steps[s];
+    const char* operand[2];
+    bool settled = true;  // StepHints'
+    for (int i = 0; i < 2; ++i) {
+      const FusedSource& src = step.x[i];
+      DType from = step.compute;
+      if (src.kind == FusedSource::kScalar) {
+        operand[i] = operands.scalars[src.index];
+      } else if (src.kind == FusedSource::kInput) {
+        operand[i] = operands.inputs[src.index].base;
+        from = operands.inputs[src.index].dtype;
+      } else {
+        operand[i] = result[src.index];
+        from = p.steps[src.index].result;
+        settled = false;
+      }
+      if (from != step.compute) {
+        CastRun(p.casts, from, step.compute, operand[i], cast_buffer[i], one[s][i] ? 1 : size);
+        operand[i] = cast_buffer[i];
+        settled = false;
+      }
+    }
+    result[s] = step.dest_output ? operands.outputs[step.dest].base
+                                 : scratch + static_cast<size_t>(step.dest) * slot_bytes;
+    const LoopKind kind = one[s][0]   ? LoopKind::kScalarFirst
+                          : one[s][1] ? LoopKind::kScalarSecond
+                                      : LoopKind::kContiguous;
+    flags[s] |= step.args.kernels[static_cast<int>(kind)](
+        operand[0], operand[1], result[s], static_cast<size_t>(size),
+        settled ? kHintSettledInputs : 0u);
+  }
+  return true;
+}
+
 }  // namespace
 
 bool CastIsExact(DType from, DType to) {
@@ -509,6 +597,7 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
     wake |= WakesWorkers(bytes, s.args.parallel_bytes);
   }
   if (!split) threads = 1;
+  if (threads == 1 && RunSmall(p, operands, size, flags)) return;
   // The block: axis k with every later axis whole, at most block_elements
   // elements where the later axes allow; on more threads, small enough that
   // each thread gets kBlocksPerThread blocks (but not below kMinSplitBlock
