@@ -710,7 +710,9 @@ def test_chains_from_memory(target):
     """Runs whose arrays pass 16 MiB in all take the memory tiles (a few cache lines per
     array, stored through the cache; src/core/fused.cc, kMemoryBytes): the unfused bits on
     every target, 1 and 2 threads, for five arrays, per-channel values in rows, a cast in every tile, a
-    float16 chain, and a strided operand (no tiles: the block path)."""
+    float16 chain, a strided operand (no tiles: the block path), and a result past 32 MiB
+    from small operands (its tiles stored non-temporally, fenced per block:
+    kMemoryStreamBytes)."""
     rng = np.random.default_rng(11)
     n = 900_001  # five float32 inputs and the result: 21.6 MB
     a, b, c, d = ((rng.standard_normal(n) * 4).astype(np.float32) for _ in range(4))
@@ -720,6 +722,7 @@ def test_chains_from_memory(target):
     i8 = rng.integers(-128, 128, (2, 3_000_001)).astype(np.int8)
     h = [(rng.standard_normal(2_200_001) * 3).astype(np.float16) for _ in range(3)]  # 17.6 MB
     wide, q, r = (rng.standard_normal(k).astype(np.float32) for k in (2_400_002, 1_200_001, 1_200_001))
+    small = rng.integers(-128, 128, (2, 4_200_001)).astype(np.int8)  # and a 33.6 MB result
     pdpd = {"broadcast": "pdpd", "axis": 1}
     cases = [
         (lambda a, b, c, d, e: E.divide(E.add(E.multiply(E.subtract(a, b), c), d), e),
@@ -731,6 +734,8 @@ def test_chains_from_memory(target):
          (i8[0], i8[1])),
         (lambda f, g, k: E.add(E.multiply(E.subtract(f, g), k), f), tuple(h)),
         (lambda s, b, c: E.add(E.multiply(E.subtract(s, b), c), s), (wide[::2], q, r)),
+        (lambda u, v: E.add(E.multiply(E.subtract(u, 3, dtype=np.float64), 0.25),
+                            E.multiply(v, 0.5, dtype=np.float64)), (small[0], small[1])),
     ]
     for fn, args in cases:
         exp = fn(*args)

@@ -171,6 +171,10 @@ enum KernelHints : unsigned {
   // not a buffer the caller filled lane by lane): the loop may read their
   // last whole vector again (a freshly written one fails store forwarding).
   kHintSettledInputs = 2,
+  // With kHintStream: the caller fences the streamed stores itself (an
+  // sfence before anyone reads them), so the loop leaves them unfenced (a
+  // fence per call of a few cache lines stalls on every call).
+  kHintNoFlush = 4,
 };
 
 // Inner loop: out[i] = op(a[i], b[i]) for i < n (a or b read once when the

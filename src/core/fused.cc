@@ -7,6 +7,10 @@
 #include <mutex>
 #include <new>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include "core/cast.h"
 #include "core/plan.h"
 #include "core/small_buffer.h"
@@ -36,15 +40,20 @@ constexpr size_t kInlineResults = 8;
 // than kMaxTiledSteps run step by step over the block. A run whose arrays
 // come from memory (kMemoryBytes or more in all, past any last-level cache a
 // run of this size finds free) takes kMemory* tiles instead, a few cache
-// lines per array, and stores its outputs through the cache: the arrays are
-// then read nearly as one loop over all of them reads them, where long runs
-// of one or two arrays at a time, or non-temporal stores of a few lines
-// between the reads, left memory idle (docs/benchmarks.md, "Fused chains").
+// lines per array: the arrays are then read nearly as one loop over all of
+// them reads them, where long runs of one or two arrays at a time left memory
+// idle (docs/benchmarks.md, "Fused chains"). Its outputs are stored through
+// the cache, but for results of kMemoryStreamBytes or more (past the
+// last-level cache): those non-temporally and unfenced (kHintNoFlush),
+// RunBlock fencing them once per block (a fence per tile had cost more than
+// the reads for ownership such stores save; smaller results stored so ran
+// up to 2x slower into an `out=` array).
 constexpr int64_t kTileBudget = 12 * 1024;
 constexpr int64_t kMinTileBytes = 2048, kMaxTileBytes = 4096;
 constexpr int64_t kMemoryTileBudget = 3 * 1024;
 constexpr int64_t kMinMemoryTileBytes = 512, kMaxMemoryTileBytes = 1024;
 constexpr size_t kMemoryBytes = size_t{16} << 20;
+constexpr size_t kMemoryStreamBytes = size_t{32} << 20;
 constexpr size_t kMaxTiledSteps = 64;
 
 // A run on more threads cuts its result into at least kBlocksPerThread
@@ -71,12 +80,23 @@ struct Work {
   bool stream = false;      // the outputs are larger than the cache: non-temporal stores
   const bool* read_later = nullptr;  // per step: a later step reads its result
   bool tiled = false;       // at most kMaxTiledSteps steps, and not w.stream unless w.memory
-  bool memory = false;      // the arrays come from memory: kMemory* tiles, stored through the cache
+  bool memory = false;      // the arrays come from memory: kMemory* tiles
+  bool memory_stream = false;  // w.memory, with results of kMemoryStreamBytes or more
   int64_t tile_elements = 1;  // RunTiles' largest tile (kTileBudget)
   // Per thread: the steps' results in the block at hand, and their flags.
   BlockView* results = nullptr;
   int* thread_flags = nullptr;
 };
+
+// An sfence: orders the non-temporal stores before it before every later
+// store (x86; elsewhere a full fence).
+void FenceStreamedStores() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_sfence();
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
 
 void ContiguousStrides(const int64_t* shape, int ndim, int64_t itemsize, int64_t* strides) {
   int64_t s = itemsize;
@@ -291,7 +311,8 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
     } else {
       out[s] = {scratch + step.dest * w.slot_bytes, 0, 0};
     }
-    hints[s] = StepHints(w, s, settled) & (w.memory ? ~kHintStream : ~0u);
+    hints[s] = StepHints(w, s, settled);
+    if (w.memory) hints[s] = w.memory_stream ? hints[s] | kHintNoFlush : hints[s] & ~kHintStream;
   }
   int64_t n = 1;
   for (int i = 0; i < nd; ++i) n *= shape[i];
@@ -338,7 +359,13 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
   const FusedProgram& p = *w.program;
   const int nd = w.ndim;
   const Block block(w, b);
-  if (w.tiled && RunTiles(w, block, scratch, flags)) return;
+  if (w.tiled && RunTiles(w, block, scratch, flags)) {
+    // The block's unfenced streamed stores (kHintNoFlush), ordered before the
+    // run's end makes them the caller's (the pool's completion is not a fence
+    // for non-temporal stores).
+    if (w.memory_stream) FenceStreamedStores();
+    return;
+  }
   const int64_t* shape = block.shape;
   char* cast_buffer[2] = {CastBuffer(w, scratch, 0), CastBuffer(w, scratch, 1)};
   BlockView local[2];  // operand i's view when it is not an earlier step's result
@@ -662,6 +689,7 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   // cache (w.stream) runs a step at a time over its block, its outputs stored
   // past the cache.
   w.memory = array_bytes >= kMemoryBytes;
+  w.memory_stream = w.memory && out_bytes >= kMemoryStreamBytes;
   w.tiled = n <= kMaxTiledSteps && (w.memory || !w.stream);
   const int64_t budget = w.memory ? kMemoryTileBudget : kTileBudget;
   const int64_t min_tile = w.memory ? kMinMemoryTileBytes : kMinTileBytes;

@@ -218,7 +218,7 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
       for (; i + N <= n; i += N) {
         if constexpr (kCanStream) one_vector_at(i, stream_to);
       }
-      hwy::FlushStream();
+      if (!(hints & kHintNoFlush)) hwy::FlushStream();
     }
   }
 #if HWY_TARGET == HWY_AVX2
