@@ -452,6 +452,28 @@ def test_common_chains_run_on_the_cpp_executor(dt, monkeypatch):
     assert runs and all(runs)
 
 
+@pytest.mark.parametrize("half", [np.float16, BF16], ids=lambda d: np.dtype(d).name)
+def test_mixed_half_chains_run_on_the_cpp_executor(half, target, monkeypatch):
+    """float16 and bfloat16 operands of float32 and float64 nodes (mixed precision) are
+    widened in the executor, tile by tile (exact: src/core/cast.h), with the unfused bits,
+    at 1 and 2 threads: a cached call and the blocks of a first call run in C++."""
+    runs = native_runs(monkeypatch)
+    rng = np.random.default_rng(7)
+    for n in (10, 1001, 300_001):
+        h = (rng.standard_normal(n) * 30).astype(half)
+        h[: min(n, 4)] = np.array([np.inf, -0.0, np.nan, -np.inf])[: min(n, 4)]
+        s = rng.standard_normal(n).astype(np.float32)
+        w = rng.standard_normal(n)
+        f = eltwise.fuse(lambda h, s, w: ((h * s + h) - w) * h)
+        with np.errstate(all="ignore"):
+            exp = eltwise.multiply(eltwise.subtract(eltwise.add(eltwise.multiply(h, s), h), w), h)
+            for threads in (1, 2):
+                eltwise.set_num_threads(threads)
+                assert_bits(f(h, s, w), exp)
+                assert_bits(f(h, s, w), exp)  # the cached call
+    assert runs and all(runs)
+
+
 def test_cpp_executor_refuses_bad_programs():
     """The C++ executor's private door checks its program before anything runs."""
     from eltwise import _eltwise
@@ -484,7 +506,7 @@ def test_cpp_executor_refuses_bad_programs():
         ((((0, 0, 0, 1, 0, 1, 0, True, 0),), [], [np.broadcast_to(np.ones(1, bool), (3, 2**61))],
           [np.lib.stride_tricks.as_strided(np.zeros(1, bool), (3, 2**61), (0, 0))],
           (3, 2**61), 4, 1), ValueError),  # more elements than the executor counts (bool add)
-        ((good, [], [a.astype(np.float16)], [out], (10,), 4, 1), ValueError),
+        ((good, [], [a.astype(np.float64)], [out], (10,), 4, 1), ValueError),
         ((good, [], [[1.0] * 10], [out], (10,), 4, 1), TypeError),
         ((((0, 11, 11, 1, 0, 1, 0),), [], [a], [out], (10,), 4, 1), ValueError),
     ]

@@ -4,8 +4,12 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/half.h"
+
 namespace eltwise {
 namespace {
+
+constexpr bool IsHalf(DType t) { return t == DType::kF16 || t == DType::kBF16; }
 
 // A bool is read as its byte (NumPy's casts from bool take the byte's value).
 template <typename From, typename To>
@@ -72,6 +76,21 @@ bool RunFromDType(DType to, const char* src, char* dst, int64_t n) {
 bool CastRun(DType from, DType to, const void* src_v, void* dst_v, int64_t n) {
   const char* src = static_cast<const char*>(src_v);
   char* dst = static_cast<char*>(dst_v);
+  if (IsHalf(from) && (to == DType::kF32 || to == DType::kF64)) {
+    // Exact: every float16 and bfloat16 is a float32 (core/half.h).
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      memcpy(&h, src + 2 * i, 2);
+      const float f = from == DType::kF16 ? F16BitsToFloat(h) : BF16BitsToFloat(h);
+      if (to == DType::kF32) {
+        memcpy(dst + 4 * i, &f, 4);
+      } else {
+        const double d = f;
+        memcpy(dst + 8 * i, &d, 8);
+      }
+    }
+    return true;
+  }
   // Only casts NumPy's same_kind rule allows reach here (the fast door checks):
   // a float never becomes an integer.
   if (IsFloat(from) && !IsFloat(to)) return false;

@@ -13,9 +13,11 @@ namespace eltwise {
 
 // Converts n contiguous elements of `from` at src to `to` at dst, as C's
 // conversions do (which is what NumPy's casts do: integers wrap, floats round
-// to nearest, bool is 0 or 1). Returns false, with dst partly written, where
-// the result would differ from NumPy's: float16 and bfloat16 (not handled) and
-// a finite float64 that overflows float32 (NumPy warns there).
+// to nearest, bool is 0 or 1); float16 and bfloat16 widen exactly to float32
+// and float64. Returns false, with dst partly written, where the result would
+// differ from NumPy's or is not handled: other conversions from or to float16
+// and bfloat16, the coded dtypes, and a finite float64 that overflows float32
+// (NumPy warns there).
 bool CastRun(DType from, DType to, const void* src, void* dst, int64_t n);
 
 // A vector form of CastRun for one pair of dtypes (a kernel table's, filled

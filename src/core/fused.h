@@ -75,7 +75,8 @@ struct FusedOperands {
 
 // Whether CastRun converts `from` to `to` exactly as NumPy's cast does, with
 // nothing to report: built-in integers, bool, float32 and float64, except
-// float64 to float32 (which may overflow) and float to integer.
+// float64 to float32 (which may overflow) and float to integer; and float16 or
+// bfloat16 to float32 or float64.
 bool CastIsExact(DType from, DType to);
 
 // Runs `program` on up to `threads` threads (blocks are the unit of work),

@@ -1,12 +1,13 @@
 // Kernels: conversions between the native dtypes in vector lanes, for the
 // pairs whose conversion widens (an integer to a wider integer or to a float,
-// float32 to float64). Each gives the bits CastRun's C conversion gives
-// (core/cast.h): integers widen by sign or zero extension as their source's
-// signedness says, and an integer that a float cannot hold exactly rounds once
-// to nearest even (Highway's ConvertTo: one hardware conversion, or on targets
-// without one an exact split and one rounding add). Narrowing conversions,
-// float16/bfloat16, the coded dtypes and conversions to bool have no kernel
-// here: CastRun converts them element by element.
+// float16, bfloat16 or float32 to a wider float). Each gives the bits
+// CastRun's conversion gives (core/cast.h): integers widen by sign or zero
+// extension as their source's signedness says, an integer that a float cannot
+// hold exactly rounds once to nearest even (Highway's ConvertTo: one hardware
+// conversion, or on targets without one an exact split and one rounding add),
+// and floats widen exactly (float16 by lanes-inl.h's Widen, bit-exact on every
+// target). Narrowing conversions, the coded dtypes and conversions to bool
+// have no kernel here: CastRun converts them element by element.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cast.cc"
@@ -15,8 +16,11 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/half.h"
 #include "hwy/highway.h"
 #include "kernels/table.h"
+// Per target (after hwy/highway.h):
+#include "kernels/lanes-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {
@@ -31,7 +35,14 @@ template <class D, class V>
 HWY_INLINE hn::Vec<D> ConvertLanes(D d, V v) {
   using From = hn::TFromV<V>;
   using To = hn::TFromD<D>;
-  if constexpr (std::is_floating_point_v<To>) {
+  if constexpr (std::is_same_v<From, hwy::float16_t> || std::is_same_v<From, hwy::bfloat16_t>) {
+    const auto f = Widen(hn::Rebind<float, D>(), v);
+    if constexpr (std::is_same_v<To, float>) {
+      return f;
+    } else {
+      return hn::PromoteTo(d, f);
+    }
+  } else if constexpr (std::is_floating_point_v<To>) {
     if constexpr (std::is_floating_point_v<From>) {
       return hn::PromoteTo(d, v);  // float32 to float64: exact
     } else if constexpr (sizeof(From) == sizeof(To)) {
@@ -61,6 +72,19 @@ HWY_INLINE hn::Vec<D> ConvertLanes(D d, V v) {
   }
 }
 
+// One element as CastRun converts it.
+template <typename To, typename From>
+HWY_INLINE To ScalarCast(From v) {
+  if constexpr (std::is_same_v<From, hwy::float16_t> || std::is_same_v<From, hwy::bfloat16_t>) {
+    uint16_t h;
+    memcpy(&h, &v, 2);
+    return static_cast<To>(std::is_same_v<From, hwy::float16_t> ? F16BitsToFloat(h)
+                                                                 : BF16BitsToFloat(h));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
 // n elements of From at src converted to To at dst; the last n % Lanes
 // elements as CastRun converts them (the same C conversion).
 template <typename From, typename To>
@@ -77,26 +101,34 @@ void CastLanes(const void* src, void* dst, int64_t n) {
     hn::StoreU(v0, d, o + i);
     hn::StoreU(v1, d, o + i + lanes);
   }
-  for (; i < n; ++i) o[i] = static_cast<To>(s[i]);
+  for (; i < n; ++i) o[i] = ScalarCast<To>(s[i]);
 }
 
+// The lane type CastLanes reads dtype kT as: its storage, but Highway's half
+// types for float16 and bfloat16 (stored as uint16_t).
+template <DType kT, typename Storage>
+using CastLane = std::conditional_t<
+    kT == DType::kF16, hwy::float16_t,
+    std::conditional_t<kT == DType::kBF16, hwy::bfloat16_t, Storage>>;
+
 // Whether CastLanes converts kFrom (stored as From) to kTo (stored as To):
-// native dtypes (not float16/bfloat16, not coded), not to bool, and widening:
-// to float64 from any integer or float32, to float32 from integers of at
-// most 32 bits, to an integer from a narrower integer (bool is its byte, as
-// CastRun reads it).
+// not the coded dtypes, not to bool, and widening: to float64 from any
+// integer, float16, bfloat16 or float32; to float32 from integers of at most
+// 32 bits, float16 and bfloat16; to an integer from a narrower integer (bool
+// is its byte, as CastRun reads it).
 template <DType kFrom, DType kTo, typename From, typename To>
 constexpr bool kLaneCast =
-    !IsNarrowFloat(kFrom) && !IsCoded(kFrom) && !IsNarrowFloat(kTo) && !IsCoded(kTo) &&
-    kTo != DType::kBool &&
-    (std::is_same_v<To, double>  ? std::is_integral_v<From> || std::is_same_v<From, float>
-     : std::is_same_v<To, float> ? std::is_integral_v<From> && sizeof(From) <= 4
-                                 : std::is_integral_v<From> && sizeof(From) < sizeof(To));
+    !IsCoded(kFrom) && !IsNarrowFloat(kTo) && !IsCoded(kTo) && kTo != DType::kBool &&
+    (IsNarrowFloat(kFrom)
+         ? std::is_floating_point_v<To>
+         : (std::is_same_v<To, double>  ? std::is_integral_v<From> || std::is_same_v<From, float>
+            : std::is_same_v<To, float> ? std::is_integral_v<From> && sizeof(From) <= 4
+                                        : std::is_integral_v<From> && sizeof(From) < sizeof(To)));
 
 template <DType kFrom, typename From, DType kTo, typename To>
 void FillPair(CastKernels& c) {
   if constexpr (kLaneCast<kFrom, kTo, From, To>) {
-    c.k[static_cast<int>(kFrom)][static_cast<int>(kTo)] = &CastLanes<From, To>;
+    c.k[static_cast<int>(kFrom)][static_cast<int>(kTo)] = &CastLanes<CastLane<kFrom, From>, To>;
   }
 }
 
