@@ -101,7 +101,13 @@ void CastLanes(const void* src, void* dst, int64_t n) {
     hn::StoreU(v0, d, o + i);
     hn::StoreU(v1, d, o + i + lanes);
   }
-  for (; i < n; ++i) o[i] = ScalarCast<To>(s[i]);
+  for (; i < n; ++i) {
+    // By memcpy: an operand need not be aligned to its element size.
+    From v;
+    memcpy(&v, s + i, sizeof(From));
+    const To r = ScalarCast<To>(v);
+    memcpy(o + i, &r, sizeof(To));
+  }
 }
 
 // The lane type CastLanes reads dtype kT as: its storage, but Highway's half
