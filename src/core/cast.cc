@@ -9,8 +9,6 @@
 namespace eltwise {
 namespace {
 
-constexpr bool IsHalf(DType t) { return t == DType::kF16 || t == DType::kBF16; }
-
 // A bool is read as its byte (NumPy's casts from bool take the byte's value).
 template <typename From, typename To>
 bool Run(const char* src, char* dst, int64_t n) {
@@ -76,8 +74,7 @@ bool RunFromDType(DType to, const char* src, char* dst, int64_t n) {
 bool CastRun(DType from, DType to, const void* src_v, void* dst_v, int64_t n) {
   const char* src = static_cast<const char*>(src_v);
   char* dst = static_cast<char*>(dst_v);
-  if (IsHalf(from) && (to == DType::kF32 || to == DType::kF64)) {
-    // Exact: every float16 and bfloat16 is a float32 (core/half.h).
+  if (WidensHalfExactly(from, to)) {  // core/half.h
     for (int64_t i = 0; i < n; ++i) {
       uint16_t h;
       memcpy(&h, src + 2 * i, 2);

@@ -11,6 +11,12 @@
 
 namespace eltwise {
 
+// float16 and bfloat16 (the narrow floats stored as IEEE bits, not codes)
+// widen exactly to float32 and float64: each of their values is a float32.
+constexpr bool WidensHalfExactly(DType from, DType to) {
+  return IsNarrowFloat(from) && !IsCoded(from) && (to == DType::kF32 || to == DType::kF64);
+}
+
 // Converts n contiguous elements of `from` at src to `to` at dst, as C's
 // conversions do (which is what NumPy's casts do: integers wrap, floats round
 // to nearest, bool is 0 or 1); float16 and bfloat16 widen exactly to float32

@@ -597,9 +597,7 @@ bool RunSmall(const FusedProgram& p, const FusedOperands& operands, int64_t size
 }  // namespace
 
 bool CastIsExact(DType from, DType to) {
-  if ((from == DType::kF16 || from == DType::kBF16) && (to == DType::kF32 || to == DType::kF64)) {
-    return true;  // widened exactly
-  }
+  if (WidensHalfExactly(from, to)) return true;
   const auto plain = [](DType t) { return !IsNarrowFloat(t) && !IsCoded(t); };
   if (!plain(from) || !plain(to)) return false;
   if (IsFloat(from) && !IsFloat(to)) return false;

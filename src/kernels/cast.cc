@@ -124,12 +124,12 @@ using CastLane = std::conditional_t<
 // is its byte, as CastRun reads it).
 template <DType kFrom, DType kTo, typename From, typename To>
 constexpr bool kLaneCast =
-    !IsCoded(kFrom) && !IsNarrowFloat(kTo) && !IsCoded(kTo) && kTo != DType::kBool &&
-    (IsNarrowFloat(kFrom)
-         ? std::is_floating_point_v<To>
-         : (std::is_same_v<To, double>  ? std::is_integral_v<From> || std::is_same_v<From, float>
-            : std::is_same_v<To, float> ? std::is_integral_v<From> && sizeof(From) <= 4
-                                        : std::is_integral_v<From> && sizeof(From) < sizeof(To)));
+    WidensHalfExactly(kFrom, kTo) ||
+    (!IsNarrowFloat(kFrom) && !IsCoded(kFrom) && !IsNarrowFloat(kTo) && !IsCoded(kTo) &&
+     kTo != DType::kBool &&
+     (std::is_same_v<To, double>  ? std::is_integral_v<From> || std::is_same_v<From, float>
+      : std::is_same_v<To, float> ? std::is_integral_v<From> && sizeof(From) <= 4
+                                  : std::is_integral_v<From> && sizeof(From) < sizeof(To)));
 
 template <DType kFrom, typename From, DType kTo, typename To>
 void FillPair(CastKernels& c) {

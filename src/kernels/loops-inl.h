@@ -152,7 +152,8 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   // Stores the result lanes of the N elements from i with store(r, out + i).
   const auto one_vector_at = [&](size_t i, auto store) { store(result_at(a + i, b + i), out + i); };
 
-  // Computes `count` < N elements from i through padded buffers.
+  // Computes `count` < N elements from i, never reading or writing past them:
+  // masked loads and stores on AVX-512, padded buffers elsewhere.
   const auto partial = [&](size_t i, size_t count) {
 #if HWY_TARGET <= HWY_AVX3
     // AVX-512's masked loads and stores touch only the first `count` lanes
@@ -173,8 +174,7 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
     const auto vb = kKind == LoopKind::kScalarSecond ? vs : load(b + i);
     hn::BlendedStore(hn::BitCast(doutu, ResultLanes<O>(dout, dc, op(dc, va, vb))),
                      hn::FirstN(doutu, count), doutu, reinterpret_cast<OU*>(out + i));
-    return;
-#endif
+#else
     HWY_ALIGN TL ta[kMaxLanes];
     HWY_ALIGN TL tb[kMaxLanes];
     HWY_ALIGN OL to[kMaxLanes];
@@ -183,6 +183,7 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
     if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i, count * sizeof(TL));
     hn::StoreU(result_at(ta, tb), dout, to);
     memcpy(out + i, to, count * sizeof(OL));
+#endif
   };
 
   // Memory-bound ops compute four vectors from i, all loaded before any is
