@@ -553,6 +553,27 @@ def test_float32_power_accuracy(target, rng):
     assert_same(got, exp, ulp=1, inputs=(x, y))
 
 
+def test_float32_power_accuracy_where_log_is_small(target, rng):
+    """float32 power within 1 ULP of the float64 result rounded once where the error of
+    log2(x) counts most (docs/semantics.md, "Exactness"): x within a few percent of 1 (both
+    sides, across the subintervals next to 1) with y so large that |y log2 x| is near 126
+    or 149 (results near float32's overflow and underflow, subnormal ones included),
+    subnormal x with small y, and integer y on bases up to 4."""
+    n = 60000
+    x = (1 + rng.uniform(-0.04, 0.04, n)).astype(np.float32)
+    x[x == 1] = np.float32(1.01)
+    target_t = rng.choice([-149.5, -140.0, -126.0, 20.0, 126.0, 127.9], n) * rng.uniform(0.97, 1.0, n)
+    y = (target_t / np.log2(x.astype(np.float64))).astype(np.float32)
+    sub = (rng.integers(1, 1 << 23, n // 4, dtype=np.int64).astype(np.uint32)).view(np.float32)
+    x = np.concatenate([x, sub, rng.uniform(0.5, 4, n // 4).astype(np.float32)])
+    y = np.concatenate([y, rng.uniform(-1.2, 1.2, n // 4).astype(np.float32),
+                        np.round(rng.uniform(-60, 60, n // 4)).astype(np.float32)])
+    got = eltwise.power(x, y)
+    with np.errstate(all="ignore"):
+        exp = np.power(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    assert_same(got, exp, ulp=1, inputs=(x, y))
+
+
 @pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16),
                                    BF16], ids=dtype_id)
 def test_float_power_targets_agree(dtype, rng):

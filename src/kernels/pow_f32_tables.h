@@ -16,12 +16,20 @@ constexpr double kPowLog2Poly[6] = {0x1.71547652bcfcp+0, -0x1.71547652bd94bp-1, 
 alignas(64) constexpr uint64_t kPowExp2Bits[8] = {0x3ff0000000000000u, 0x3fef72b83c7d517bu, 0x3fef06fe0a31b715u, 0x3feebfdad5362a27u, 0x3feea09e667f3bcdu, 0x3feeace5422aa0dbu, 0x3feee89f995ad3adu, 0x3fef5818dcfba487u};
 // 2^f = 1 + sum c_i f^i (i >= 1) for |f| <= 1/16, relative error 2^-33.5.
 constexpr double kPowExp2Poly[5] = {0x1p+0, 0x1.62e42fb90d5f5p-1, 0x1.ebfbe04e09d47p-3, 0x1.c6be3442350b2p-5, 0x1.3b28b0e8a6bdap-7};
-// The AVX-512 path: 1/c and log2(c) of the same subintervals in float64;
-// 2^(j/16); 2^f = 1 + sum c_i f^i (i >= 1) for |f| <= 1/32, relative error
-// 2^-29.2.
-alignas(64) constexpr double kPowInvCF64[16] = {0x1.661ec8p+0, 0x1.571ed4p+0, 0x1.4953ap+0, 0x1.3c995cp+0, 0x1.30d19p+0, 0x1.25e228p+0, 0x1.1bb4a4p+0, 0x1.12359p+0, 0x1.0953f4p+0, 0x1p+0, 0x1.e573aep-1, 0x1.ca4b32p-1, 0x1.b20366p-1, 0x1.9c2d16p-1, 0x1.886e6p-1, 0x1.767ddp-1};
-alignas(64) constexpr double kPowLogCF64[16] = {-0x1.efec674739402p-2, -0x1.b0b6804d30924p-2, -0x1.7418b4db0f9e4p-2, -0x1.39de961bbfc39p-2, -0x1.01d9bb7350ffbp-2, -0x1.97c1d4d0c206ap-3, -0x1.2f9e32a7954e4p-3, -0x1.960cd0c952063p-4, -0x1.a6f9d6f1d16afp-5, 0x0p+0, 0x1.3aa2ec545f082p-4, 0x1.476a94dd5b49dp-3, 0x1.e840b105841ecp-3, 0x1.40645fdca7eb9p-2, 0x1.88e9c392b7fbbp-2, 0x1.ce0a42495459dp-2};
-alignas(64) constexpr double kPowExp2F64[16] = {0x1p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0, 0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0, 0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f09p+0, 0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0};
-constexpr double kPowExp2Poly16[4] = {0x1p+0, 0x1.62e4300e5a42bp-1, 0x1.ebfffa7fb8d99p-3, 0x1.c6a8970a5b073p-5};
+// The AVX-512 path (float32 lanes): z in [0.75, 1.5) falls in one of 32
+// subintervals (its top 5 fraction bits; the 1st and 32nd border 1 and have
+// c == 1); 1/c has 6 significant bits, so r = z / c - 1 is exact, |r| <= 0.031250.
+// -log2(c) = hi + lo, hi a multiple of 2^-16 (k + hi exact).
+alignas(64) constexpr float kPowAvx3InvC[32] = {0x1p+0f, 0x1.e8p-1f, 0x1.d8p-1f, 0x1.dp-1f, 0x1.cp-1f, 0x1.b8p-1f, 0x1.a8p-1f, 0x1.ap-1f, 0x1.98p-1f, 0x1.88p-1f, 0x1.8p-1f, 0x1.78p-1f, 0x1.7p-1f, 0x1.68p-1f, 0x1.6p-1f, 0x1.58p-1f, 0x1.5p+0f, 0x1.48p+0f, 0x1.48p+0f, 0x1.4p+0f, 0x1.38p+0f, 0x1.3p+0f, 0x1.3p+0f, 0x1.28p+0f, 0x1.2p+0f, 0x1.2p+0f, 0x1.18p+0f, 0x1.1p+0f, 0x1.1p+0f, 0x1.08p+0f, 0x1.08p+0f, 0x1p+0f};
+alignas(64) constexpr float kPowAvx3LogCHi[32] = {0x0p+0f, 0x1.1bbp-4f, 0x1.e0bp-4f, 0x1.22d8p-3f, 0x1.8a88p-3f, 0x1.bfc8p-3f, 0x1.169cp-2f, 0x1.32cp-2f, 0x1.4f7p-2f, 0x1.8a88p-2f, 0x1.a9p-2f, 0x1.c818p-2f, 0x1.e7ep-2f, 0x1.042cp-1f, 0x1.14c6p-1f, 0x1.25cp-1f, -0x1.91bcp-2f, -0x1.6e24p-2f, -0x1.6e24p-2f, -0x1.49a8p-2f, -0x1.244p-2f, -0x1.fbcp-3f, -0x1.fbcp-3f, -0x1.acf8p-3f, -0x1.5cp-3f, -0x1.5cp-3f, -0x1.08c8p-3f, -0x1.664p-4f, -0x1.664p-4f, -0x1.6bap-5f, -0x1.6bap-5f, 0x0p+0f};
+alignas(64) constexpr float kPowAvx3LogCLo[32] = {0x0p+0f, 0x1.953002p-19f, 0x1.ae8f3p-20f, 0x1.6e155ap-18f, 0x1.80abfcp-19f, -0x1.858p-19f, 0x1.4d8fc6p-24f, -0x1.1c8f12p-22f, -0x1.134c4ep-20f, 0x1.80abfcp-18f, -0x1.a39fbep-20f, 0x1.dc2d46p-18f, -0x1.40358ep-19f, -0x1.5a32c2p-20f, -0x1.3e032ep-18f, 0x1.408c78p-18f, 0x1.5db83ap-20f, 0x1.e3263p-18f, 0x1.e3263p-18f, 0x1.ed0cbap-20f, -0x1.eac382p-20f, -0x1.6b9026p-19f, -0x1.6b9026p-19f, 0x1.0e9258p-18f, -0x1.a39fbep-19f, -0x1.a39fbep-19f, 0x1.3b992cp-18f, 0x1.20a6dep-21f, 0x1.20a6dep-21f, -0x1.a6eb1ep-18f, -0x1.a6eb1ep-18f, 0x0p+0f};
+// log2(1 + r) - (r - r^2/2) / ln2 = r^3 (c0 + c1 r + ... + c4 r^4) (Taylor);
+// 1/ln2 as hi + lo.
+constexpr float kPowAvx3Log2Poly[5] = {0x1.ec709ep-2f, -0x1.715476p-2f, 0x1.2776c6p-2f, -0x1.ec709ep-3f, 0x1.a61762p-3f};
+constexpr float kPowAvx3InvLn2[2] = {0x1.715476p+0f, 0x1.4ae0cp-26f};
+// 2^(j/32) = hi (1 + lo); 2^f - 1 = c0 f + c1 f^2 + c2 f^3 (Taylor) for |f| <= 1/64.
+alignas(64) constexpr float kPowAvx3Exp2Hi[32] = {0x1p+0f, 0x1.059b0ep+0f, 0x1.0b5586p+0f, 0x1.11301ep+0f, 0x1.172b84p+0f, 0x1.1d4874p+0f, 0x1.2387a6p+0f, 0x1.29e9ep+0f, 0x1.306fep+0f, 0x1.371a74p+0f, 0x1.3dea64p+0f, 0x1.44e086p+0f, 0x1.4bfdaep+0f, 0x1.5342b6p+0f, 0x1.5ab07ep+0f, 0x1.6247ecp+0f, 0x1.6a09e6p+0f, 0x1.71f75ep+0f, 0x1.7a1148p+0f, 0x1.82589ap+0f, 0x1.8ace54p+0f, 0x1.93737cp+0f, 0x1.9c4918p+0f, 0x1.a5503cp+0f, 0x1.ae89fap+0f, 0x1.b7f77p+0f, 0x1.c199bep+0f, 0x1.cb720ep+0f, 0x1.d5818ep+0f, 0x1.dfc974p+0f, 0x1.ea4afap+0f, 0x1.f50766p+0f};
+alignas(64) constexpr float kPowAvx3Exp2Lo[32] = {0x0p+0f, -0x1.947414p-25f, 0x1.8d96d4p-25f, -0x1.dda2fcp-25f, -0x1.9c0c22p-27f, -0x1.a2fbb2p-25f, 0x1.964904p-25f, -0x1.2b0dbcp-25f, 0x1.125002p-25f, -0x1.cde8cep-26f, 0x1.370be4p-25f, 0x1.336de2p-30f, -0x1.0a355p-25f, -0x1.c541b4p-26f, -0x1.00d8acp-27f, -0x1.6cb284p-25f, 0x1.26055cp-26f, 0x1.8b2bb8p-26f, -0x1.05cb44p-25f, -0x1.1c2142p-26f, 0x1.67a1cap-28f, -0x1.348e56p-25f, 0x1.a3b5e4p-28f, -0x1.0b7ec8p-25f, -0x1.f9c304p-27f, -0x1.e4c886p-26f, -0x1.6961b4p-28f, -0x1.b5151ep-28f, -0x1.a5217cp-28f, -0x1.ab7132p-26f, 0x1.61428ep-28f, -0x1.2ad5f8p-27f};
+constexpr float kPowAvx3Exp2Poly[3] = {0x1.62e43p-1f, 0x1.ebfbep-3f, 0x1.c6b08ep-5f};
 }  // namespace eltwise
 #endif  // ELTWISE_KERNELS_POW_F32_TABLES_H_

@@ -4,9 +4,10 @@
 // float64 from tables and short polynomials (tools/power-constants), rounded
 // once to float32. Relative error before that rounding is below 2^-27 (log2
 // 2^-38 relative, exp2 2^-33), so results are within 1 ULP of float64's pow
-// rounded to float32. AVX-512 has its own form of the same method
-// (PowAbsF64Avx3: its permutes and scalef, a finer exp2 step), which gives
-// another last bit for about 0.5% of operands. The other targets with FMA
+// rounded to float32. AVX-512 computes the same method in float32 lanes with
+// double-float steps instead (its PowAbsF32: 16 lanes a step where float64
+// has 8; below 2^-26 before the rounding, also within 1 ULP), which gives
+// another last bit for about 1% of operands. The other targets with FMA
 // (AVX2) give one set of bits; without FMA the polynomials round twice per
 // step, which changes a float32 result only near a rounding boundary (none in
 // 10^6 random pairs). C99's special cases are exact, e.g. pow(NaN, 0) == 1
@@ -100,65 +101,96 @@ HWY_INLINE VD PowAbsF64(DD dd, VD z, VD invc, VD kh, VD log_lo, VD y) {
 }
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// PowAbsF64's computation on 8 float64 lanes with what AVX-512 has: the
-// subinterval split on float64 bits (a float32 subnormal is a normal float64,
-// so it needs no prescaling), both log2 tables and the exp2 table looked up by
-// one two-register permute each (16 entries), exp2 in steps of 1/16 so that a
-// degree-3 polynomial suffices, and scalef for the power of two (it saturates
-// to inf or 0 by itself). Error before the rounding to float32: log2 2^-38
-// relative (|y log2 x| <= 160 makes that below 2^-30 in the result), exp2
-// 2^-29.2, so below 2^-28.5 in all: within 1 ULP, as PowAbsF64. The two
-// paths' results differ in the last bit for about 0.5% of random operands.
-HWY_INLINE __m512d PowAbsF64Avx3(__m512d ax, __m512d y) {
-  const __m512i ix = _mm512_castpd_si512(ax);
-  // The float64 bits of 0.69921875 (the other targets' float32 offset 0x3F330000):
-  // the same 16 subintervals of [0.699, 1.398).
-  const __m512i tmp = _mm512_sub_epi64(ix, _mm512_set1_epi64(0x3FE6600000000000LL));
-  const __m512i i = _mm512_srli_epi64(tmp, 48);  // the permutes read its low 4 bits
-  const __m512d k = _mm512_cvtepi64_pd(_mm512_srai_epi64(tmp, 52));
-  const __m512d z = _mm512_castsi512_pd(
-      _mm512_sub_epi64(ix, _mm512_and_si512(tmp, _mm512_set1_epi64(0xFFF0000000000000LL))));
-  const auto table = [](const double* t, __m512i idx) {
-    return _mm512_permutex2var_pd(_mm512_load_pd(t), idx, _mm512_load_pd(t + 8));
-  };
-  const __m512d r = _mm512_fmsub_pd(z, table(kPowInvCF64, i), _mm512_set1_pd(1.0));  // exact
-  const auto c = [](int j) { return _mm512_set1_pd(kPowLog2Poly[j]); };
-  // log2 x = k + log2 c + c0 r + ... + c5 r^6, grouped for a short dependency chain.
-  const __m512d r2 = _mm512_mul_pd(r, r);
-  const __m512d low = _mm512_fmadd_pd(c(0), r, _mm512_add_pd(k, table(kPowLogCF64, i)));
-  const __m512d mid = _mm512_fmadd_pd(c(2), r, c(1));
-  const __m512d high = _mm512_fmadd_pd(_mm512_fmadd_pd(c(5), r, c(4)), r, c(3));
-  const __m512d log2x =
-      _mm512_fmadd_pd(_mm512_mul_pd(r2, r2), high, _mm512_fmadd_pd(r2, mid, low));
-  // t = y log2 x, its magnitude capped at 160 with its sign kept (range's
-  // "absolute minimum" form): beyond it the float32 result is inf or 0 anyway.
-  const __m512d t = _mm512_range_pd(_mm512_mul_pd(y, log2x), _mm512_set1_pd(160.0), 2);
-  // t = n/16 + f, |f| <= 1/32: adding 1.5 * 2^48 rounds to a multiple of 1/16
-  // and leaves n mod 16 in the low bits, which the permute reads.
-  const __m512d shift = _mm512_set1_pd(0x1.8p48);
-  const __m512d big = _mm512_add_pd(t, shift);
-  const __m512d n16 = _mm512_sub_pd(big, shift);
-  const __m512d f = _mm512_sub_pd(t, n16);
-  const auto e = [](int j) { return _mm512_set1_pd(kPowExp2Poly16[j]); };
-  const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(f, f), _mm512_fmadd_pd(e(3), f, e(2)),
-                                    _mm512_fmadd_pd(e(1), f, e(0)));
-  // 2^(n mod 16 / 16) 2^f, times 2^floor(n/16).
-  const __m512d scaled = _mm512_mul_pd(table(kPowExp2F64, _mm512_castpd_si512(big)), p);
-  return _mm512_scalef_pd(scaled, n16);
-}
-
 // pow(|x|, y) of float32 lanes (|x| positive: finite or not, rare lanes are
-// overridden by the caller) through PowAbsF64Avx3 on two float64 halves.
+// overridden by the caller) in float32 lanes with double-float steps, from
+// what AVX-512 has: getmant/getexp (subnormals included), 32-entry tables by
+// one two-register permute each, and scalef (it saturates to inf or 0).
+//   log2|x| = k + log2 z, z in [0.75, 1.5); with c from z's subinterval
+//   (pow_f32_tables.h: r = z/c - 1 exact, |r| <= 2^-5, c = 1 around 1, so no
+//   cancellation near x = 1), log2|x| = (k - log2 c) + (r - r^2/2)/ln2 +
+//   r^3 q(r): k - log2 c's high part and r - r^2/2 are exact, the rest is
+//   carried as a low float. Relative error of log2|x| below 2^-34.
+//   t = y log2|x| = t_hi + t_lo (exact product of the high parts), its
+//   magnitude capped at 192 (the result is inf or 0 beyond it anyway).
+//   2^t = 2^(n/32) 2^f, n = round(32 (t_hi + t_lo)), |f| <= 1/64 + 2^-24:
+//   2^(n mod 32 / 32) as hi (1 + lo), 2^f - 1 to f^3 (2^-30.7), then scalef.
+// Error before the one rounding (the last fused multiply-add; a subnormal
+// result rounds again in scalef): below 2^-26 relative with |t| <= 192, so
+// within 1 ULP; measured at most 0.549 ULP from the exact result over
+// 2*10^7 pairs (x near 1 with |t| up to 150, subnormal x, integer y, any y).
+// The other targets' float64 method gives other last bits for about 1% of
+// operands.
 template <class DF, class VF = hn::Vec<DF>>
-HWY_INLINE VF PowAbsF32(DF, VF ax, VF y, bool) {
-  const auto lower = [](__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); };
-  const auto upper = [](__m512 v) {
-    return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+HWY_INLINE VF PowAbsF32(DF, VF ax_v, VF y_v, bool) {
+  const __m512 ax = ax_v.raw, y = y_v.raw;
+  const auto table = [](const float* t, __m512i idx) {  // t[idx & 31]
+    return _mm512_permutex2var_ps(_mm512_load_ps(t), idx, _mm512_load_ps(t + 16));
   };
-  const __m512d lo = PowAbsF64Avx3(lower(ax.raw), lower(y.raw));
-  const __m512d hi = PowAbsF64Avx3(upper(ax.raw), upper(y.raw));
-  return VF{_mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)),
-                                _mm512_cvtpd_ps(hi), 1)};
+  const auto set = [](float v) { return _mm512_set1_ps(v); };
+  const __m512 one = set(1.0f);
+  // |x| = 2^k z.
+  const __m512 z = _mm512_getmant_ps(ax, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_zero);
+  __m512 k = _mm512_getexp_ps(ax);
+  k = _mm512_mask_add_ps(k, _mm512_cmp_ps_mask(z, one, _CMP_LT_OQ), k, one);
+  const __m512i i = _mm512_srli_epi32(_mm512_castps_si512(z), 18);
+  const __m512 r = _mm512_fmsub_ps(z, table(kPowAvx3InvC, i), one);  // exact
+  const __m512 kh = _mm512_add_ps(k, table(kPowAvx3LogCHi, i));      // exact
+  // u = r - r^2/2 = u_hi + u_lo: r^2 by an exact product, u_hi's rounding
+  // error exactly (Sterbenz: u_hi is within a factor 2 of r).
+  const __m512 m_half = set(-0.5f);
+  const __m512 s_hi = _mm512_mul_ps(r, r);
+  const __m512 s_lo = _mm512_fmsub_ps(r, r, s_hi);
+  const __m512 u_hi = _mm512_fmadd_ps(s_hi, m_half, r);
+  __m512 u_lo = _mm512_fmadd_ps(s_hi, m_half, _mm512_sub_ps(r, u_hi));
+  u_lo = _mm512_fmadd_ps(s_lo, m_half, u_lo);
+  // r^3 q(r), q to r^4 (kPowAvx3Log2Poly).
+  const auto c = [&](int j) { return set(kPowAvx3Log2Poly[j]); };
+  __m512 q = _mm512_fmadd_ps(c(4), r, c(3));
+  q = _mm512_fmadd_ps(q, r, c(2));
+  q = _mm512_fmadd_ps(q, r, c(1));
+  q = _mm512_fmadd_ps(q, r, c(0));
+  const __m512 v = _mm512_mul_ps(_mm512_mul_ps(s_hi, r), q);
+  // w = u / ln2 + v = w_hi + w_lo.
+  const __m512 inv_ln2_hi = set(kPowAvx3InvLn2[0]);
+  const __m512 w_hi = _mm512_mul_ps(u_hi, inv_ln2_hi);
+  __m512 w_lo = _mm512_fmsub_ps(u_hi, inv_ln2_hi, w_hi);
+  w_lo = _mm512_fmadd_ps(u_hi, set(kPowAvx3InvLn2[1]), w_lo);
+  w_lo = _mm512_fmadd_ps(u_lo, inv_ln2_hi, w_lo);
+  w_lo = _mm512_add_ps(w_lo, v);
+  // log2|x| = kh + w = l_hi + l_lo; |kh| >= |w_hi| wherever kh != 0, so the
+  // sum's rounding error is (kh - l_hi) + w_hi exactly.
+  const __m512 l_hi = _mm512_add_ps(kh, w_hi);
+  const __m512 sum_err = _mm512_add_ps(_mm512_sub_ps(kh, l_hi), w_hi);
+  const __m512 l_lo =
+      _mm512_add_ps(_mm512_add_ps(sum_err, w_lo), table(kPowAvx3LogCLo, i));
+  // t = y log2|x| = t_hi + t_lo. l_lo holds r^3's term, up to 2^-11 of l_hi,
+  // so t_lo is not below t_hi's last bit: n rounds their sum.
+  const __m512 t_hi = _mm512_mul_ps(y, l_hi);
+  __m512 t_lo = _mm512_fmsub_ps(y, l_hi, t_hi);
+  t_lo = _mm512_fmadd_ps(y, l_lo, t_lo);
+  // The magnitude capped at 192, the sign kept (range's "absolute minimum");
+  // t_lo only where nothing was capped (elsewhere it may be inf or NaN).
+  const __m512 capped = _mm512_range_ps(t_hi, set(192.0f), 2);
+  const __mmask16 inside = _mm512_cmp_ps_mask(capped, t_hi, _CMP_EQ_OQ);
+  const __m512 t = _mm512_mask_add_ps(capped, inside, t_hi, t_lo);
+  // Adding 1.5 * 2^18 rounds t to a multiple of 1/32 and leaves n mod 32 in
+  // the low bits, which the permutes read.
+  const __m512 shift = set(0x1.8p18f);
+  const __m512 big = _mm512_add_ps(t, shift);
+  const __m512 n32 = _mm512_sub_ps(big, shift);
+  // f = t_hi - n/32 (exact) + t_lo, or t - n/32 where capped.
+  const __m512 f = _mm512_mask_add_ps(_mm512_sub_ps(t, n32), inside,
+                                      _mm512_sub_ps(t_hi, n32), t_lo);
+  const __m512i j = _mm512_castps_si512(big);
+  const __m512 e_hi = table(kPowAvx3Exp2Hi, j);
+  const auto e = [&](int m) { return set(kPowAvx3Exp2Poly[m]); };
+  __m512 p = _mm512_fmadd_ps(e(2), f, e(1));
+  p = _mm512_fmadd_ps(p, f, e(0));
+  // 2^(j/32) 2^f = hi (1 + lo) (1 + p f) = hi + hi (p f + lo) (+ hi lo p f,
+  // below 2^-30 of it, dropped).
+  const __m512 scaled =
+      _mm512_fmadd_ps(e_hi, _mm512_fmadd_ps(p, f, table(kPowAvx3Exp2Lo, j)), e_hi);
+  return VF{_mm512_scalef_ps(scaled, n32)};
 }
 #else
 // pow(|x|, y) of float32 lanes (|x| positive: finite or not, rare lanes are
@@ -208,12 +240,20 @@ HWY_INLINE VF PowAbsF32(DF df, VF ax_f, VF y, bool any_rare) {
 // pow(x, y) for float32 lanes.
 //   Lanes: float32 (float16 and bfloat16 arrive widened to float32).
 //   Valid range: every input; C99's special cases (Annex F.10.4.4) exact.
-//   Error: below 2^-27 relative before the one rounding to float32, so within
-//   1 ULP of float64's pow rounded to float32; the same bits on AVX2 and other
+//   Error: below 2^-27 relative (AVX-512: 2^-26) before the one rounding to
+//   float32, so within 1 ULP of float64's pow rounded to float32; the same bits on AVX2 and other
 //   targets with FMA, rarely another last bit without, and on AVX-512 another
-//   last bit for about 0.5% of operands (see the header and PowAbsF64Avx3).
+//   last bit for about 1% of operands (see the header and PowAbsF32).
 template <class DF, class VF = hn::Vec<DF>>
 HWY_INLINE VF PowF32(DF df, VF x, VF y) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // The common vector in three operations: no x is NaN, zero, infinite,
+  // subnormal or negative, no y NaN or infinite (fpclass's categories).
+  // PowAbsF32 ignores x's sign bit (getmant and getexp do).
+  const __mmask16 x_odd = _mm512_fpclass_ps_mask(x.raw, 0xFF);
+  const __mmask16 y_odd = _mm512_fpclass_ps_mask(y.raw, 0x01 | 0x08 | 0x10 | 0x80);
+  if (HWY_LIKELY(_kortestz_mask16_u8(x_odd, y_odd))) return PowAbsF32(df, x, y, false);
+#endif
   const hn::RebindToUnsigned<DF> du;
   const hn::RebindToSigned<DF> di;
   using VU = hn::Vec<decltype(du)>;
