@@ -16,12 +16,12 @@ constexpr double kPowLog2Poly[6] = {0x1.71547652bcfcp+0, -0x1.71547652bd94bp-1, 
 alignas(64) constexpr uint64_t kPowExp2Bits[8] = {0x3ff0000000000000u, 0x3fef72b83c7d517bu, 0x3fef06fe0a31b715u, 0x3feebfdad5362a27u, 0x3feea09e667f3bcdu, 0x3feeace5422aa0dbu, 0x3feee89f995ad3adu, 0x3fef5818dcfba487u};
 // 2^f = 1 + sum c_i f^i (i >= 1) for |f| <= 1/16, relative error 2^-33.5.
 constexpr double kPowExp2Poly[5] = {0x1p+0, 0x1.62e42fb90d5f5p-1, 0x1.ebfbe04e09d47p-3, 0x1.c6be3442350b2p-5, 0x1.3b28b0e8a6bdap-7};
-// The AVX-512 path (float32 lanes): z in [0.75, 1.5) falls in one of 32
-// subintervals (its top 5 fraction bits; the 1st and 32nd border 1 and have
-// c == 1); 1/c has 6 significant bits, so r = z / c - 1 is exact, |r| <= 0.031250.
-// -log2(c) = hi + lo, hi a multiple of 2^-16 (k + hi exact).
-alignas(64) constexpr float kPowAvx3InvC[32] = {0x1p+0f, 0x1.e8p-1f, 0x1.d8p-1f, 0x1.dp-1f, 0x1.cp-1f, 0x1.b8p-1f, 0x1.a8p-1f, 0x1.ap-1f, 0x1.98p-1f, 0x1.88p-1f, 0x1.8p-1f, 0x1.78p-1f, 0x1.7p-1f, 0x1.68p-1f, 0x1.6p-1f, 0x1.58p-1f, 0x1.5p+0f, 0x1.48p+0f, 0x1.48p+0f, 0x1.4p+0f, 0x1.38p+0f, 0x1.3p+0f, 0x1.3p+0f, 0x1.28p+0f, 0x1.2p+0f, 0x1.2p+0f, 0x1.18p+0f, 0x1.1p+0f, 0x1.1p+0f, 0x1.08p+0f, 0x1.08p+0f, 0x1p+0f};
-alignas(64) constexpr float kPowAvx3LogCHi[32] = {0x0p+0f, 0x1.1bbp-4f, 0x1.e0bp-4f, 0x1.22d8p-3f, 0x1.8a88p-3f, 0x1.bfc8p-3f, 0x1.169cp-2f, 0x1.32cp-2f, 0x1.4f7p-2f, 0x1.8a88p-2f, 0x1.a9p-2f, 0x1.c818p-2f, 0x1.e7ep-2f, 0x1.042cp-1f, 0x1.14c6p-1f, 0x1.25cp-1f, -0x1.91bcp-2f, -0x1.6e24p-2f, -0x1.6e24p-2f, -0x1.49a8p-2f, -0x1.244p-2f, -0x1.fbcp-3f, -0x1.fbcp-3f, -0x1.acf8p-3f, -0x1.5cp-3f, -0x1.5cp-3f, -0x1.08c8p-3f, -0x1.664p-4f, -0x1.664p-4f, -0x1.6bap-5f, -0x1.6bap-5f, 0x0p+0f};
+// The AVX-512 path (float32 lanes): z in [1, 2) falls in one of 32 subintervals
+// (its top 5 fraction bits; the first has c == 1, the last c == 2); 1/c has 6
+// significant bits, so r = z / c - 1 is exact, |r| <= 0.031250.
+// log2(c) = hi + lo, hi a multiple of 2^-16 (k + hi exact).
+alignas(64) constexpr float kPowAvx3InvC[32] = {0x1p+0f, 0x1.e8p-1f, 0x1.d8p-1f, 0x1.dp-1f, 0x1.cp-1f, 0x1.b8p-1f, 0x1.a8p-1f, 0x1.ap-1f, 0x1.98p-1f, 0x1.88p-1f, 0x1.8p-1f, 0x1.78p-1f, 0x1.7p-1f, 0x1.68p-1f, 0x1.6p-1f, 0x1.58p-1f, 0x1.5p-1f, 0x1.48p-1f, 0x1.48p-1f, 0x1.4p-1f, 0x1.38p-1f, 0x1.3p-1f, 0x1.3p-1f, 0x1.28p-1f, 0x1.2p-1f, 0x1.2p-1f, 0x1.18p-1f, 0x1.1p-1f, 0x1.1p-1f, 0x1.08p-1f, 0x1.08p-1f, 0x1p-1f};
+alignas(64) constexpr float kPowAvx3LogCHi[32] = {0x0p+0f, 0x1.1bbp-4f, 0x1.e0bp-4f, 0x1.22d8p-3f, 0x1.8a88p-3f, 0x1.bfc8p-3f, 0x1.169cp-2f, 0x1.32cp-2f, 0x1.4f7p-2f, 0x1.8a88p-2f, 0x1.a9p-2f, 0x1.c818p-2f, 0x1.e7ep-2f, 0x1.042cp-1f, 0x1.14c6p-1f, 0x1.25cp-1f, 0x1.3722p-1f, 0x1.48eep-1f, 0x1.48eep-1f, 0x1.5b2cp-1f, 0x1.6dep-1f, 0x1.811p-1f, 0x1.811p-1f, 0x1.94c2p-1f, 0x1.a9p-1f, 0x1.a9p-1f, 0x1.bdcep-1f, 0x1.d338p-1f, 0x1.d338p-1f, 0x1.e946p-1f, 0x1.e946p-1f, 0x1p+0f};
 alignas(64) constexpr float kPowAvx3LogCLo[32] = {0x0p+0f, 0x1.953002p-19f, 0x1.ae8f3p-20f, 0x1.6e155ap-18f, 0x1.80abfcp-19f, -0x1.858p-19f, 0x1.4d8fc6p-24f, -0x1.1c8f12p-22f, -0x1.134c4ep-20f, 0x1.80abfcp-18f, -0x1.a39fbep-20f, 0x1.dc2d46p-18f, -0x1.40358ep-19f, -0x1.5a32c2p-20f, -0x1.3e032ep-18f, 0x1.408c78p-18f, 0x1.5db83ap-20f, 0x1.e3263p-18f, 0x1.e3263p-18f, 0x1.ed0cbap-20f, -0x1.eac382p-20f, -0x1.6b9026p-19f, -0x1.6b9026p-19f, 0x1.0e9258p-18f, -0x1.a39fbep-19f, -0x1.a39fbep-19f, 0x1.3b992cp-18f, 0x1.20a6dep-21f, 0x1.20a6dep-21f, -0x1.a6eb1ep-18f, -0x1.a6eb1ep-18f, 0x0p+0f};
 // log2(1 + r) - (r - r^2/2) / ln2 = r^3 (c0 + c1 r + ... + c4 r^4) (Taylor);
 // 1/ln2 as hi + lo.

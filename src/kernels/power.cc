@@ -105,10 +105,11 @@ HWY_INLINE VD PowAbsF64(DD dd, VD z, VD invc, VD kh, VD log_lo, VD y) {
 // overridden by the caller) in float32 lanes with double-float steps, from
 // what AVX-512 has: getmant/getexp (subnormals included), 32-entry tables by
 // one two-register permute each, and scalef (it saturates to inf or 0).
-//   log2|x| = k + log2 z, z in [0.75, 1.5); with c from z's subinterval
-//   (pow_f32_tables.h: r = z/c - 1 exact, |r| <= 2^-5, c = 1 around 1, so no
-//   cancellation near x = 1), log2|x| = (k - log2 c) + (r - r^2/2)/ln2 +
-//   r^3 q(r): k - log2 c's high part and r - r^2/2 are exact, the rest is
+//   log2|x| = k + log2 z, z in [1, 2); with c from z's subinterval
+//   (pow_f32_tables.h: r = z/c - 1 exact, |r| <= 2^-5; c = 1 and c = 2 at the
+//   ends, so k + log2 c is an integer for x within 1/32 of a power of two on
+//   either side: nothing cancels near x = 1), log2|x| = (k + log2 c) + (r - r^2/2)/ln2 +
+//   r^3 q(r): k + log2 c's high part and r - r^2/2 are exact, the rest is
 //   carried as a low float. Relative error of log2|x| below 2^-34.
 //   t = y log2|x| = t_hi + t_lo (exact product of the high parts), its
 //   magnitude capped at 192 (the result is inf or 0 beyond it anyway).
@@ -129,9 +130,8 @@ HWY_INLINE VF PowAbsF32(DF, VF ax_v, VF y_v, bool) {
   const auto set = [](float v) { return _mm512_set1_ps(v); };
   const __m512 one = set(1.0f);
   // |x| = 2^k z.
-  const __m512 z = _mm512_getmant_ps(ax, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_zero);
-  __m512 k = _mm512_getexp_ps(ax);
-  k = _mm512_mask_add_ps(k, _mm512_cmp_ps_mask(z, one, _CMP_LT_OQ), k, one);
+  const __m512 z = _mm512_getmant_ps(ax, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
+  const __m512 k = _mm512_getexp_ps(ax);
   const __m512i i = _mm512_srli_epi32(_mm512_castps_si512(z), 18);
   const __m512 r = _mm512_fmsub_ps(z, table(kPowAvx3InvC, i), one);  // exact
   const __m512 kh = _mm512_add_ps(k, table(kPowAvx3LogCHi, i));      // exact
