@@ -113,7 +113,7 @@ HWY_INLINE VD PowAbsF64(DD dd, VD z, VD invc, VD kh, VD log_lo, VD y) {
 //   carried as a low float. Relative error of log2|x| below 2^-34.
 //   t = y log2|x| = t_hi + t_lo (exact product of the high parts), its
 //   magnitude capped at 192 (the result is inf or 0 beyond it anyway).
-//   2^t = 2^(n/32) 2^f, n = round(32 (t_hi + t_lo)), |f| <= 1/64 + 2^-24:
+//   2^t = 2^(n/32) 2^f, n = round(32 (t_hi + t_lo)), |f| <= 1/64 + 2^-17:
 //   2^(n mod 32 / 32) as hi (1 + lo), 2^f - 1 to f^3 (2^-30.7), then scalef.
 // Error before the one rounding (the last fused multiply-add; a subnormal
 // result rounds again in scalef): below 2^-26 relative with |t| <= 192, so
