@@ -14,6 +14,7 @@ import operator
 import re
 import warnings
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -771,8 +772,9 @@ def test_chains_from_memory(target):
 
 def test_door_leaves_other_calls_to_python(monkeypatch):
     """Calls the door does not run reach Python and give the unfused results, errors and
-    warnings: a new signature, out=, keywords, an unaligned or byte-swapped array, a NumPy
-    scalar, an ndarray subclass, a float beyond float32, a Python int of another range."""
+    warnings: a new signature, out=, an unknown keyword, an unaligned or byte-swapped
+    array, a NumPy scalar of a subclass or a user dtype, an ndarray subclass, a float beyond
+    float32, a Python int of another range."""
     calls = door_calls(monkeypatch)
     f = eltwise.fuse(lambda x, s: (x + s) * s)
     x = np.arange(12, dtype=np.float32)
@@ -792,8 +794,8 @@ def test_door_leaves_other_calls_to_python(monkeypatch):
     out = np.empty(12, np.float32)
     got, _ = reaches_python(x, 2.0, out=out)
     assert got is out and list(out) == list((x + 2) * 2)
-    got, _ = reaches_python(x, s=2.0)
-    assert_bits(got, eltwise.multiply(eltwise.add(x, 2.0), 2.0))
+    with pytest.raises(TypeError, match="unexpected keyword argument 't'"):
+        f(x, s=2.0, t=1)
     raw = np.zeros(12 * 4 + 1, np.uint8)
     unaligned = raw[1:].view(np.float32)
     unaligned[:] = x
@@ -803,8 +805,14 @@ def test_door_leaves_other_calls_to_python(monkeypatch):
     swapped = x.astype(">f4")
     got, _ = reaches_python(swapped, 2.0)
     assert_bits(got, eltwise.multiply(eltwise.add(swapped, 2.0), 2.0))
-    got, _ = reaches_python(x, np.float32(2.0))
+    class F32(np.float32):
+        pass
+
+    got, _ = reaches_python(x, F32(2.0))  # a subclass of a NumPy scalar type
     assert_bits(got, eltwise.multiply(eltwise.add(x, np.float32(2.0)), np.float32(2.0)))
+    got, _ = reaches_python(x, ml_dtypes.bfloat16(2.0))  # a NumPy scalar of a user dtype
+    assert_bits(got, eltwise.multiply(eltwise.add(x, ml_dtypes.bfloat16(2.0)),
+                                      ml_dtypes.bfloat16(2.0)))
     assert isinstance(f(x.view(np.matrix), 2.0), np.matrix)  # its own semantics, unfused
     got, fused_warnings = reaches_python(x, 1e300)
     with warnings.catch_warnings(record=True) as caught:
@@ -823,6 +831,66 @@ def test_door_leaves_other_calls_to_python(monkeypatch):
     with pytest.raises(OverflowError, match="out of bounds for int8"):
         g(i8, 1000)  # another bit length: another signature, the unfused error
     assert list(g(i8, -128)) == [-128, -127, -126, -125, -124]
+
+
+def test_door_runs_keyword_default_and_numpy_scalar_calls(monkeypatch):
+    """A function of plain parameters called with keywords, with defaults left out, or with
+    NumPy scalars of built-in types runs in the door after its signature's first call, as
+    the positional call with the same values does (one registration serves them all), with
+    the unfused bits on every target and thread count; the values are read on every call.
+    Calls that do not bind raise bind's TypeError (docs/fuse.md, "How it runs")."""
+    calls = door_calls(monkeypatch)
+
+    def fn(x, y, /, s=np.float32(0.5), t=2.0):
+        return (x - y) * s + t
+
+    f = eltwise.fuse(fn)
+    rng = np.random.default_rng(3)
+    x, y = (rng.standard_normal(1000).astype(np.float32) for _ in range(2))
+    scalars = [np.float32(0.25), np.float32(-3.0), np.float32(np.inf), np.float32(-0.0)]
+    assert_bits(f(x, y), fn(x, y))
+    assert len(calls) == 1 and eltwise._eltwise._fuse_entries(f) == 1
+    for target in TARGETS:
+        eltwise.set_target(target)
+        f(x, y)  # the target's registration
+        for threads in (1, 2):
+            eltwise.set_num_threads(threads)
+            calls.clear()
+            for s_ in scalars:
+                assert_bits(f(x, y, s_), fn(x, y, s_))
+                assert_bits(f(x, y, s=s_), fn(x, y, s_))
+                assert_bits(f(x, y, t=1.5, s=s_), fn(x, y, s_, 1.5))
+                assert_bits(f(x, y, s_, t=-1.0), fn(x, y, s_, -1.0))
+            assert_bits(f(x, y, t=0.5), fn(x, y, np.float32(0.5), 0.5))
+            assert calls == [], target
+    assert eltwise._eltwise._fuse_entries(f) == 1
+    with pytest.raises(TypeError, match="positional only"):
+        f(x, y=y)
+    with pytest.raises(TypeError, match="multiple values"):
+        f(x, y, np.float32(1), s=np.float32(1))
+    with pytest.raises(TypeError, match="missing"):
+        f(x)
+    with pytest.raises(TypeError, match="too many"):
+        f(x, y, np.float32(1), 1.0, 2.0)
+
+    # NumPy scalars of every built-in kind, as operands of integer and float chains.
+    g = eltwise.fuse(lambda a, k: E.add(E.multiply(a, k), k))
+    for dt in (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64,
+               np.uint64, np.float16, np.float32, np.float64):
+        a = rng_array(rng, np.int16 if dt is np.bool_ else dt, (300,))
+        if dt is np.bool_:
+            a = a > 0
+        for v in (0, 1, 7):
+            k = dt(v)
+            with np.errstate(all="ignore"):
+                exp = E.add(E.multiply(a, k), k)
+                calls.clear()
+                assert_bits(g(a, k), exp)
+                assert_bits(g(a, k=k), exp)
+                assert_bits(g(k=k, a=a), exp)
+            # The signature's first call only; numpy.float64, a subclass of float, is a
+            # scalar operand of the graph, which only Python's loop reads.
+            assert len(calls) <= (1 if dt is not np.float64 else 3), dt
 
 
 def test_door_object():

@@ -84,10 +84,16 @@ class Fused:
         out = P("out", P.KEYWORD_ONLY, default=None)
         at = next((i for i, p in enumerate(params) if p.kind == P.VAR_KEYWORD), len(params))
         self.__signature__ = self._sig.replace(parameters=params[:at] + [out] + params[at:])
-        # Plain positional parameters only: a call with all of them positionally needs no
-        # binding.
-        self._names = tuple(names) if all(
-            p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD) for p in params) else None
+        # Plain parameters only (no *args, **kwargs or keyword-only ones): every call
+        # that binds runs as fn(*values), values in parameter order (_plain_values), so
+        # a call naming parameters by keyword or taking their defaults has the signature
+        # of the same call made positionally, and the door (which orders such calls the
+        # same way: src/python/fused_object.cc) runs it too.
+        plain = all(p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD) for p in params)
+        self._names = tuple(names) if plain else None
+        self._keywords = frozenset(p.name for p in params
+                                   if p.kind == P.POSITIONAL_OR_KEYWORD)
+        self._defaults = {p.name: p.default for p in params if p.default is not P.empty}
         self._graphs: dict = {}
         # The callable fuse() returns (_eltwise._FusedFunction, src/python/fused_object.h):
         # it runs a registered signature's calls in C++ and calls this object for the rest.
@@ -99,8 +105,13 @@ class Fused:
     def _leaves(self, args, kwargs):
         """(names, values, rebuild, layout): fn's arguments flattened, how to call fn with
         other values in their places, and the arguments' structure (part of the key)."""
-        if self._names is not None and not kwargs and len(args) == len(self._names):
-            return self._names, list(args), lambda vals: self._fn(*vals), len(args)
+        names = self._names
+        if names is not None:
+            if not kwargs and len(args) == len(names):
+                return names, list(args), self._positional, len(args)
+            values = self._plain_values(args, kwargs)
+            if values is not None:
+                return names, values, self._positional, len(names)
         bound = self._sig.bind(*args, **kwargs)
         bound.apply_defaults()
         names, values, layout = [], [], []
@@ -131,6 +142,29 @@ class Fused:
             ba = inspect.BoundArguments(self._sig, arguments)
             return self._fn(*ba.args, **ba.kwargs)
         return tuple(names), values, rebuild, tuple(layout)
+
+    def _positional(self, vals):
+        return self._fn(*vals)
+
+    def _plain_values(self, args, kwargs):
+        """fn's arguments in parameter order, for fn of plain parameters: those given
+        positionally, then each later one by keyword or else its default; None for a call
+        that does not bind so (too many arguments, an unknown or repeated keyword, a
+        positional-only one named, one missing), which Signature.bind then rejects."""
+        names = self._names
+        if len(args) > len(names):
+            return None
+        values = list(args)
+        used = 0
+        for name in names[len(args):]:
+            if name in kwargs and name in self._keywords:
+                values.append(kwargs[name])
+                used += 1
+            elif name in self._defaults:
+                values.append(self._defaults[name])
+            else:
+                return None
+        return values if used == len(kwargs) else None
 
     def __call__(self, *args, out=None, **kwargs):
         names, values, rebuild, layout = self._leaves(args, kwargs)
@@ -273,7 +307,14 @@ def fuse(fn=None, /, *, static=()):
     if isinstance(static, str):
         static = (static,)
     impl = Fused(fn, tuple(static))
-    door = impl._door = _eltwise._FusedFunction(impl)
+    if impl._names is None:
+        door = _eltwise._FusedFunction(impl)
+    else:
+        params = impl._sig.parameters.values()
+        door = _eltwise._FusedFunction(
+            impl, tuple(p.name if p.kind == p.POSITIONAL_OR_KEYWORD else None for p in params),
+            tuple(p.default for p in params if p.default is not p.empty))
+    impl._door = door
     functools.update_wrapper(door, fn)
     door.__signature__ = impl.__signature__
     return door

@@ -404,8 +404,9 @@ def fast_spec(graph, key):
     The door runs what ``_Native.run`` would, on every call: so the graph must run on the
     C++ executor whole (every node of the result's shape, every result a node's), with
     nothing checked per call here (no integer division, which reports by errstate); `key`
-    (the signature's entries, one per positional argument) must name arrays and Python
-    scalars only, ints below 2**63. The door checks each call's own values (alignment,
+    (the signature's entries, one per positional argument) must name arrays, NumPy scalars
+    of built-in bool, integer and float types (read as 0-d arrays) and Python scalars
+    only, ints below 2**63. The door checks each call's own values (alignment,
     byte order, a float scalar's range) and leaves the call to Python where they fail.
     """
     plan, native = graph.plan, graph.plan.native
@@ -422,11 +423,14 @@ def fast_spec(graph, key):
             args.append((3, k[1], k[2]))
         elif isinstance(k[0], tuple) and isinstance(k[1], np.dtype):
             args.append((0, k[0], k[1]))
+        elif k[0] == "scalar" and k[1].isbuiltin == 1 and k[1].kind in "biuf" and \
+                k[1].itemsize <= 8:
+            args.append((4, k[1]))
         else:
             return None
     scalars = []
     for kind, i in native.scalars:
-        if kind == ARG and args[i][0] != 0:
+        if kind == ARG and args[i][0] in (1, 2, 3):
             scalars.append((i, None))
         elif kind == CONST and type(i) in (bool, int, float) and (
                 type(i) is not int or -2**63 <= i < 2**63):
@@ -435,8 +439,8 @@ def fast_spec(graph, key):
             return None
     inputs = []
     for (kind, i), reshape, broadcast in native.inputs:
-        if kind == ARG and args[i][0] == 0:
-            arg, const, shape = i, None, args[i][1]
+        if kind == ARG and args[i][0] in (0, 4):
+            arg, const, shape = i, None, args[i][1] if args[i][0] == 0 else ()
         elif kind == CONST and type(i) is np.ndarray:
             arg, const, shape = -1, i, i.shape
         else:

@@ -35,8 +35,10 @@ constexpr size_t kFaultBytes = size_t{1} << 19;
 
 // One argument of a registered signature, as python/eltwise/_fuse.py keys it.
 struct ArgSpec {
-  enum Kind { kArray, kFloat, kBool, kInt } kind = kFloat;
-  Ref descr;                    // kArray: the dtype, matched by identity
+  // kNumber: a NumPy scalar of a built-in type, read as a 0-d array.
+  enum Kind { kArray, kFloat, kBool, kInt, kNumber } kind = kFloat;
+  Ref descr;                    // kArray, kNumber: the dtype, kArray's matched by identity
+  Ref type;                     // kNumber: the scalar's type, matched by identity
   std::vector<npy_intp> shape;  // kArray
   bool negative = false;        // kInt: v < 0, and the bits of v (of ~v if negative)
   int bits = 0;
@@ -45,6 +47,7 @@ struct ArgSpec {
 // A program input: an argument's array or a constant array of the graph.
 struct InputSpec {
   int arg = -1;  // -1: `constant`
+  bool number = false;  // arg is a kNumber: a 0-d operand copied from the scalar
   Ref constant;  // an exact ndarray, rechecked on every call (its shape and dtype can be reset)
   Ref descr;     // the array's dtype
   std::vector<npy_intp> shape;
@@ -76,6 +79,11 @@ struct FusedObject {
   PyObject_HEAD
   vectorcallfunc vectorcall;
   PyObject* impl;  // the Python implementation (_fuse.Fused)
+  // For a function of plain parameters only (null otherwise): a tuple of
+  // their names in order (None for a positional-only one, which no keyword
+  // names), and a tuple of the defaults of its last parameters.
+  PyObject* names;
+  PyObject* defaults;
   PyObject* dict;  // __dict__: functools.update_wrapper's attributes
   PyObject* weakrefs;
   std::vector<std::shared_ptr<Entry>>* entries;  // oldest first
@@ -133,6 +141,9 @@ bool Matches(const Entry& e, PyObject* const* args, Py_ssize_t n) {
       case ArgSpec::kBool:
         if (!PyBool_Check(o)) return false;
         break;
+      case ArgSpec::kNumber:
+        if (reinterpret_cast<PyObject*>(Py_TYPE(o)) != s.type.get()) return false;
+        break;
       case ArgSpec::kInt: {
         bool negative;
         int bits;
@@ -182,8 +193,22 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
   const int nd = p.ndim;
   const size_t nin = p.inputs.size(), nout = p.outputs.size();
   SmallBuffer<FusedView, 8> views(nin + nout);
+  // The values of NumPy scalar operands (at most 8 bytes: FuseRemember's
+  // built-in types), each read as a 0-d operand: every stride zero.
+  struct alignas(16) NumberBytes {
+    unsigned char b[16];
+  };
+  SmallBuffer<NumberBytes, 4> numbers(nin);
   for (size_t k = 0; k < nin; ++k) {
     const InputSpec& in = e.inputs[k];
+    if (in.number) {
+      FusedView& v = views[k];
+      PyArray_ScalarAsCtype(args[in.arg], numbers[k].b);
+      v.base = reinterpret_cast<char*>(numbers[k].b);
+      v.dtype = p.inputs[k].dtype;
+      for (int i = 0; i < nd; ++i) v.strides[i] = 0;
+      continue;
+    }
     PyArrayObject* a =
         reinterpret_cast<PyArrayObject*>(in.arg >= 0 ? args[in.arg] : in.constant.get());
     if (in.arg < 0 && (reinterpret_cast<PyObject*>(PyArray_DESCR(a)) != in.descr.get() ||
@@ -276,13 +301,83 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
   return r;
 }
 
+// The arguments of a call that names parameters by keyword or leaves them
+// to their defaults, in parameter order in `full` (borrowed from the call
+// and from f->defaults, which outlive it), as the implementation orders them
+// (_fuse.Fused._leaves); false, with nothing set, for any call it would not
+// order so (an unknown, repeated or positional-only keyword, a parameter
+// left unset): the implementation then raises the call's error or takes it.
+bool InParameterOrder(const FusedObject* f, PyObject* const* args, Py_ssize_t n,
+                      PyObject* kwnames, PyObject** full, Py_ssize_t total) {
+  for (Py_ssize_t i = 0; i < total; ++i) full[i] = i < n ? args[i] : nullptr;
+  const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t j = 0; j < nk; ++j) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, j);
+    Py_ssize_t at = -1;
+    for (Py_ssize_t i = n; i < total && at < 0; ++i) {
+      PyObject* name = PyTuple_GET_ITEM(f->names, i);
+      if (name == key) at = i;  // both interned, usually
+    }
+    for (Py_ssize_t i = n; i < total && at < 0; ++i) {
+      PyObject* name = PyTuple_GET_ITEM(f->names, i);
+      if (!PyUnicode_CheckExact(name)) continue;
+      const int eq = PyUnicode_Compare(name, key);
+      if (eq == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      if (eq == 0) at = i;
+    }
+    if (at < 0 || full[at]) return false;
+    full[at] = args[n + j];
+  }
+  const Py_ssize_t nd = PyTuple_GET_SIZE(f->defaults);
+  for (Py_ssize_t i = n; i < total; ++i) {
+    if (full[i]) continue;
+    if (i < total - nd) return false;
+    full[i] = PyTuple_GET_ITEM(f->defaults, i - (total - nd));
+  }
+  return true;
+}
+
 PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   FusedObject* f = As(self);
   const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-  if (!kwnames || PyTuple_GET_SIZE(kwnames) == 0) {
+  const bool keywords = kwnames && PyTuple_GET_SIZE(kwnames) > 0;
+  // A call of a plain-parameter function with keywords or defaults runs as
+  // the same call with every argument positional would (the implementation
+  // registers it under that signature).
+  const bool plain = f->names && f->defaults;  // both null once cleared
+  const Py_ssize_t total = plain ? PyTuple_GET_SIZE(f->names) : 0;
+  const bool reorder = plain && (keywords || n < total);
+  PyObject* const* run_args = args;
+  Py_ssize_t run_n = n;
+  bool eligible = !keywords;
+  // Holds the defaults the reordered arguments may borrow for the call.
+  Ref defaults;
+  PyObject* inline_full[8];
+  std::unique_ptr<PyObject*[]> heap_full;
+  if (reorder && n <= total) {
+    PyObject** full = inline_full;
+    if (total > 8) {
+      heap_full.reset(new (std::nothrow) PyObject*[static_cast<size_t>(total)]);
+      if (!heap_full) return PyErr_NoMemory();
+      full = heap_full.get();
+    }
+    Py_INCREF(f->defaults);
+    defaults.reset(f->defaults);
+    eligible = InParameterOrder(f, args, n, kwnames, full, total);
+    if (eligible) {
+      run_args = full;
+      run_n = total;
+    }
+  } else if (reorder) {
+    eligible = false;
+  }
+  if (eligible) {
     std::shared_ptr<Entry> hit;  // kept while the run releases the GIL
     for (auto it = f->entries->rbegin(); it != f->entries->rend(); ++it) {
-      if (Matches(**it, args, n)) {
+      if (Matches(**it, run_args, run_n)) {
         hit = *it;
         break;
       }
@@ -291,7 +386,7 @@ PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
       bool declined = false;
       PyObject* r;
       try {
-        r = RunEntry(*hit, args, &declined);
+        r = RunEntry(*hit, run_args, &declined);
       } catch (const std::bad_alloc&) {
         return PyErr_NoMemory();
       }
@@ -307,14 +402,32 @@ PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
 
 PyObject* New(PyTypeObject* type, PyObject* args, PyObject* kwds) {
   PyObject* impl = nullptr;
-  static const char* kwlist[] = {"impl", nullptr};
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:_FusedFunction", const_cast<char**>(kwlist),
-                                   &impl)) {
+  PyObject* names = Py_None;
+  PyObject* defaults = Py_None;
+  static const char* kwlist[] = {"impl", "names", "defaults", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO:_FusedFunction",
+                                   const_cast<char**>(kwlist), &impl, &names, &defaults)) {
     return nullptr;
   }
   if (!PyCallable_Check(impl)) {
     PyErr_SetString(PyExc_TypeError, "_FusedFunction: impl must be callable");
     return nullptr;
+  }
+  if (names != Py_None || defaults != Py_None) {
+    // The door borrows from both for a call's arguments: exact tuples, the
+    // names str or None, no more defaults than names.
+    bool ok = PyTuple_CheckExact(names) && PyTuple_CheckExact(defaults) &&
+              PyTuple_GET_SIZE(defaults) <= PyTuple_GET_SIZE(names);
+    for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(names); ++i) {
+      PyObject* name = PyTuple_GET_ITEM(names, i);
+      ok = name == Py_None || PyUnicode_CheckExact(name);
+    }
+    if (!ok) {
+      PyErr_SetString(PyExc_TypeError,
+                      "_FusedFunction: names must be a tuple of str or None and defaults a "
+                      "tuple no longer than it");
+      return nullptr;
+    }
   }
   auto* entries = new (std::nothrow) std::vector<std::shared_ptr<Entry>>();
   if (!entries) return PyErr_NoMemory();
@@ -327,6 +440,14 @@ PyObject* New(PyTypeObject* type, PyObject* args, PyObject* kwds) {
   f->vectorcall = &Vectorcall;
   Py_INCREF(impl);
   f->impl = impl;
+  f->names = nullptr;
+  f->defaults = nullptr;
+  if (names != Py_None) {
+    Py_INCREF(names);
+    f->names = names;
+    Py_INCREF(defaults);
+    f->defaults = defaults;
+  }
   f->dict = nullptr;
   f->weakrefs = nullptr;
   f->entries = entries;
@@ -338,6 +459,8 @@ void Dealloc(PyObject* self) {
   PyObject_GC_UnTrack(self);
   if (f->weakrefs) PyObject_ClearWeakRefs(self);
   Py_CLEAR(f->impl);
+  Py_CLEAR(f->names);
+  Py_CLEAR(f->defaults);
   Py_CLEAR(f->dict);
   delete f->entries;  // holds no object that can reach self: arrays, numbers, dtypes
   f->entries = nullptr;
@@ -346,12 +469,15 @@ void Dealloc(PyObject* self) {
 
 int Traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(As(self)->impl);
+  Py_VISIT(As(self)->defaults);
   Py_VISIT(As(self)->dict);
   return 0;
 }
 
 int Clear(PyObject* self) {
   Py_CLEAR(As(self)->impl);  // the implementation refers back to self (_fuse.Fused._door)
+  Py_CLEAR(As(self)->names);
+  Py_CLEAR(As(self)->defaults);  // a default may refer back to self
   Py_CLEAR(As(self)->dict);
   return 0;
 }
@@ -420,7 +546,8 @@ bool SameArgs(const Entry& a, const Entry& b) {
   if (a.args.size() != b.args.size()) return false;
   for (size_t i = 0; i < a.args.size(); ++i) {
     const ArgSpec &x = a.args[i], &y = b.args[i];
-    if (x.kind != y.kind || x.descr.get() != y.descr.get() || x.shape != y.shape ||
+    if (x.kind != y.kind || x.descr.get() != y.descr.get() || x.type.get() != y.type.get() ||
+        x.shape != y.shape ||
         x.negative != y.negative || x.bits != y.bits) {
       return false;
     }
@@ -451,13 +578,27 @@ void FuseRemember(py::handle door, const py::tuple& arg_specs, const py::tuple& 
       s.descr.reset(NewRef(t[2]));
     } else if ((kind == ArgSpec::kFloat || kind == ArgSpec::kBool) && t.size() == 1) {
       s.kind = static_cast<ArgSpec::Kind>(kind);
+    } else if (kind == ArgSpec::kNumber && t.size() == 2) {
+      // A built-in numeric or bool type (no user dtype, whose scalars
+      // PyArray_ScalarAsCtype may not read; none wider than 8 bytes).
+      s.kind = ArgSpec::kNumber;
+      DTypeOf(t[1].ptr());
+      PyArray_Descr* d = reinterpret_cast<PyArray_Descr*>(t[1].ptr());
+      if (!(d->type_num == NPY_BOOL || PyTypeNum_ISINTEGER(d->type_num) ||
+            d->type_num == NPY_HALF || d->type_num == NPY_FLOAT || d->type_num == NPY_DOUBLE) ||
+          d->elsize > 8) {
+        throw py::type_error("a NumPy scalar spec's dtype must be a built-in bool, int or float");
+      }
+      s.descr.reset(NewRef(t[1]));
+      s.type.reset(NewRef(reinterpret_cast<PyObject*>(d->typeobj)));
     } else if (kind == ArgSpec::kInt && t.size() == 3) {
       s.kind = ArgSpec::kInt;
       s.negative = py::cast<bool>(t[1]);
       s.bits = py::cast<int>(t[2]);
       if (s.bits < 0 || s.bits > 63) throw py::value_error("an int spec's bits out of range");
     } else {
-      throw py::value_error("an argument spec is (0, shape, dtype), (1,), (2,) or (3, neg, bits)");
+      throw py::value_error(
+          "an argument spec is (0, shape, dtype), (1,), (2,), (3, neg, bits) or (4, dtype)");
     }
     e->args.push_back(std::move(s));
   }
@@ -473,7 +614,8 @@ void FuseRemember(py::handle door, const py::tuple& arg_specs, const py::tuple& 
     ScalarSpec s;
     s.arg = arg_index(t[0]);
     if (s.arg >= 0) {
-      if (e->args[static_cast<size_t>(s.arg)].kind == ArgSpec::kArray) {
+      const ArgSpec::Kind k = e->args[static_cast<size_t>(s.arg)].kind;
+      if (k == ArgSpec::kArray || k == ArgSpec::kNumber) {
         throw py::value_error("a scalar read from an array argument");
       }
     } else {
@@ -495,8 +637,11 @@ void FuseRemember(py::handle door, const py::tuple& arg_specs, const py::tuple& 
     in.arg = arg_index(t[0]);
     if (in.arg >= 0) {
       const ArgSpec& s = e->args[static_cast<size_t>(in.arg)];
-      if (s.kind != ArgSpec::kArray) throw py::value_error("an input read from a scalar argument");
-      in.shape = s.shape;
+      if (s.kind != ArgSpec::kArray && s.kind != ArgSpec::kNumber) {
+        throw py::value_error("an input read from a scalar argument");
+      }
+      in.number = s.kind == ArgSpec::kNumber;
+      in.shape = s.shape;  // empty for kNumber: a 0-d operand
       in.descr.reset(NewRef(s.descr.get()));
     } else {
       if (!PyArray_CheckExact(t[1].ptr())) throw py::type_error("a constant input must be an ndarray");

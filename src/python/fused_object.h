@@ -1,8 +1,10 @@
 // The fast door of eltwise.fuse: the callable `eltwise.fuse(fn)` returns
 // (python/eltwise/_fuse.py builds it around its Python implementation).
-// A call whose signature the implementation has registered (positional
-// operands only: exact ndarrays of the registered shapes and dtypes, Python
-// floats, bools and ints of the registered kinds) runs the graph's program
+// A call whose signature the implementation has registered (exact ndarrays
+// of the registered shapes and dtypes, NumPy scalars of the registered
+// built-in types, Python floats, bools and ints of the registered kinds;
+// passed positionally or, for a function of plain parameters, by keyword or
+// left to their defaults) runs the graph's program
 // on the C++ block executor (core/fused.h) without entering Python; every
 // other call, and every call the door declines on its values, is the
 // implementation's, which gives the same results (docs/fuse.md, "How it
@@ -19,14 +21,21 @@
 
 namespace eltwise {
 
-// Readies the type and adds it to `module` as _FusedFunction(impl), a
-// callable that calls `impl` for whatever it does not run itself. False with
-// an error set.
+// Readies the type and adds it to `module` as _FusedFunction(impl, names=None,
+// defaults=None), a callable that calls `impl` for whatever it does not run
+// itself. For a function of plain parameters (no *args, **kwargs or
+// keyword-only ones), `names` is a tuple of their names (None for a
+// positional-only one) and `defaults` one of the defaults of its last
+// parameters: a call naming parameters by keyword or leaving them to their
+// defaults then matches the registration of the positional call with the
+// same values. False with an error set.
 bool InitFusedType(PyObject* module);
 
 // Registers a signature of fused function `door`: arg_specs, one per
 // positional argument, (0, shape, dtype) for an exact ndarray, (1,) a float,
-// (2,) a bool, (3, negative, bits) an int (|v| < 2^63); the program as
+// (2,) a bool, (3, negative, bits) an int (|v| < 2^63), (4, dtype) a NumPy
+// scalar of a built-in bool, integer or float dtype (read as a 0-d array
+// input); the program as
 // _fuse_run takes it (fused_call.h: `steps`), its scalars (arg, constant)
 // and inputs (arg, constant, axes) read from argument `arg` or, for arg -1,
 // the constant (a Python scalar; an exact ndarray); axes None for an input of
