@@ -347,6 +347,36 @@ def test_max_min_signed_zero_ties(name, dtype, target):
             assert_same(got, exp, inputs=(x1, x2))
 
 
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16], ids=dtype_id)
+def test_half_max_min_return_operand_bits(name, dtype, target):
+    """float16 and bfloat16 maximum/minimum return one operand's bits unchanged, as NumPy's
+    float16 loops and ml_dtypes' bfloat16 loops do (docs/semantics.md, "Exactness"): a
+    signalling NaN stays signalling, a NaN keeps its payload and sign. Every 16-bit code
+    against NaNs of both kinds and signs, zeros, infinities, the extremes and subnormals,
+    in both orders, on every loop kind (contiguous, each operand a scalar, strided)."""
+    inf = 0x7C00 if dtype == np.float16 else 0x7F80
+    specials = np.array([inf | 1, inf | 0x155, 0x8000 | inf | 1, inf | (inf >> 1 & ~inf),
+                         0xFFFF, 0x0000, 0x8000, inf, 0x8000 | inf, 0x0001, 0x8001,
+                         inf - 1, 0x8000 | (inf - 1), 0x3C00, 0xBC00], np.uint16)
+    every = np.arange(1 << 16, dtype=np.uint16)
+    a = np.repeat(specials, every.size).view(dtype)
+    b = np.tile(every, specials.size).view(dtype)
+    f, np_f = getattr(eltwise, name), getattr(np, name)
+
+    def ref(x1, x2):  # ml_dtypes' loop raises the invalid flag on a signalling NaN
+        with np.errstate(invalid="ignore"):
+            return np_f(x1, x2)
+
+    for x1, x2 in [(a, b), (b, a), (a[::3], b[::3])]:
+        assert np.array_equal(f(x1, x2).view(np.uint16), ref(x1, x2).view(np.uint16))
+    for s in specials.view(dtype):
+        assert np.array_equal(f(s, every.view(dtype)).view(np.uint16),
+                              ref(s, every.view(dtype)).view(np.uint16))
+        assert np.array_equal(f(every.view(dtype), s).view(np.uint16),
+                              ref(every.view(dtype), s).view(np.uint16))
+
+
 @pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=dtype_id)
 def test_integer_wraparound(dtype, target):
     ii = np.iinfo(dtype)
