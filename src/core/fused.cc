@@ -532,6 +532,10 @@ bool WholeRun(const FusedView& v, const int64_t* shape, int ndim, bool* one) {
 bool RunSmall(const FusedProgram& p, const FusedOperands& operands, int64_t size, int* flags) {
   const size_t n_steps = p.steps.size();
   const int nd = p.ndim;
+  // A run whose buffers fit kStackScratch has at most kStackScratch / 8
+  // elements: checked first, so that size * 8 cannot overflow (size is the
+  // product of the program's shape, which a zero-stride view can make huge).
+  if (size > static_cast<int64_t>(kStackScratch / 8)) return false;
   const size_t slot_bytes = (static_cast<size_t>(size) * 8 + 63) / 64 * 64;
   if (n_steps > kMaxTiledSteps ||
       (static_cast<size_t>(p.slots) + 2) * slot_bytes > kStackScratch) {
