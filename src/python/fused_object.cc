@@ -47,7 +47,9 @@ struct ArgSpec {
 // A program input: an argument's array or a constant array of the graph.
 struct InputSpec {
   int arg = -1;  // -1: `constant`
-  bool number = false;  // arg is a kNumber: a 0-d operand copied from the scalar
+  // arg is a kNumber: a 0-d operand copied from the scalar into the call's
+  // buffer slot `number` (Entry::numbers slots); -1 otherwise.
+  int number = -1;
   Ref constant;  // an exact ndarray, rechecked on every call (its shape and dtype can be reset)
   Ref descr;     // the array's dtype
   std::vector<npy_intp> shape;
@@ -73,6 +75,7 @@ struct Entry {
   std::vector<int> positions;  // output k is result position positions[k]
   bool tuple_result = false;
   size_t bytes_per_element = 0;  // every input and output, for the GIL decision
+  size_t numbers = 0;            // inputs read from NumPy scalars (kNumber)
 };
 
 struct FusedObject {
@@ -198,13 +201,14 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
   struct alignas(16) NumberBytes {
     unsigned char b[16];
   };
-  SmallBuffer<NumberBytes, 4> numbers(nin);
+  SmallBuffer<NumberBytes, 4> numbers(e.numbers);
   for (size_t k = 0; k < nin; ++k) {
     const InputSpec& in = e.inputs[k];
-    if (in.number) {
+    if (in.number >= 0) {
       FusedView& v = views[k];
-      PyArray_ScalarAsCtype(args[in.arg], numbers[k].b);
-      v.base = reinterpret_cast<char*>(numbers[k].b);
+      unsigned char* bytes = numbers[static_cast<size_t>(in.number)].b;
+      PyArray_ScalarAsCtype(args[in.arg], bytes);
+      v.base = reinterpret_cast<char*>(bytes);
       v.dtype = p.inputs[k].dtype;
       for (int i = 0; i < nd; ++i) v.strides[i] = 0;
       continue;
@@ -357,6 +361,7 @@ PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
   Ref defaults;
   PyObject* inline_full[8];
   std::unique_ptr<PyObject*[]> heap_full;
+  // (A reorder with n > total has keywords, so `eligible` is already false.)
   if (reorder && n <= total) {
     PyObject** full = inline_full;
     if (total > 8) {
@@ -371,8 +376,6 @@ PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
       run_args = full;
       run_n = total;
     }
-  } else if (reorder) {
-    eligible = false;
   }
   if (eligible) {
     std::shared_ptr<Entry> hit;  // kept while the run releases the GIL
@@ -640,7 +643,7 @@ void FuseRemember(py::handle door, const py::tuple& arg_specs, const py::tuple& 
       if (s.kind != ArgSpec::kArray && s.kind != ArgSpec::kNumber) {
         throw py::value_error("an input read from a scalar argument");
       }
-      in.number = s.kind == ArgSpec::kNumber;
+      if (s.kind == ArgSpec::kNumber) in.number = static_cast<int>(e->numbers++);
       in.shape = s.shape;  // empty for kNumber: a 0-d operand
       in.descr.reset(NewRef(s.descr.get()));
     } else {
