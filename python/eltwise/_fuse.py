@@ -309,11 +309,11 @@ def fuse(fn=None, /, *, static=()):
     impl = Fused(fn, tuple(static))
     if impl._names is None:
         door = _eltwise._FusedFunction(impl)
-    else:
-        params = impl._sig.parameters.values()
+    else:  # the parameters as Fused._plain_values orders them (defaults: the last ones')
+        names = impl._names
         door = _eltwise._FusedFunction(
-            impl, tuple(p.name if p.kind == p.POSITIONAL_OR_KEYWORD else None for p in params),
-            tuple(p.default for p in params if p.default is not p.empty))
+            impl, tuple(n if n in impl._keywords else None for n in names),
+            tuple(impl._defaults[n] for n in names if n in impl._defaults))
     impl._door = door
     functools.update_wrapper(door, fn)
     door.__signature__ = impl.__signature__
