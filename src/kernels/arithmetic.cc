@@ -55,9 +55,9 @@ void SetRoundedSquaredDifference(KernelTable& t) {
 // NaN propagates (a NaN first operand wins over a NaN second one). Ties of
 // -0.0 and 0.0 go as NumPy's loops decide them on x86-64 (docs/semantics.md:
 // "Exactness"): to the second operand for float32, float64 and ml_dtypes'
-// floats, to the first for float16 (HalfExtremumOp below). Equal values are
-// otherwise the same bits, so only those ties differ. kMax: maximum, else
-// minimum.
+// floats, to the first for float16 (float16 and bfloat16 run HalfExtremumOp
+// below). Equal values are otherwise the same bits, so only those ties
+// differ. kMax: maximum, else minimum.
 template <bool kMax>
 struct ExtremumOp : MemoryBoundOp {
   template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const {
