@@ -770,6 +770,161 @@ def test_chains_from_memory(target):
             assert_bits(f(*args, out=out), exp)
 
 
+CHAIN_OPS = ["add", "subtract", "multiply", "divide"]
+
+
+def _chain_values(dt, shape, rng):
+    """Random values of dt with the specials every link should meet: NaNs of different
+    payloads and both signs (a NaN result keeps one operand's payload, which shows the
+    operand order), +-0, +-inf, +-MAX, subnormals and +-1."""
+    dt = np.dtype(dt)
+    f = np.finfo(dt)
+    u = uint_of(dt)
+    top = np.uint64(1) << np.uint64(8 * dt.itemsize - 1)
+    quiet = int(np.array(np.nan, dt).view(u))
+    nans = np.array([quiet | 1, quiet | 2, quiet | 5 | int(top), quiet | 7], dtype=np.uint64)
+    specials = np.concatenate([
+        nans.astype(u).view(dt),
+        np.array([0.0, -0.0, np.inf, -np.inf, f.max, -f.max, f.tiny, -f.tiny,
+                  f.smallest_subnormal, -3 * f.smallest_subnormal, 1.0, -1.0], dt)])
+    v = (rng.standard_normal(shape) * 4).astype(dt)
+    flat = v.reshape(-1)
+    pick = rng.random(flat.size) < 0.08
+    flat[pick] = rng.choice(specials, int(pick.sum()))
+    return v
+
+
+def _make_chain(dt, shape, depth, rng):
+    """(fn, leaves): fn(x, *ys) applies `depth` random links of CHAIN_OPS to x, each with
+    an operand of a random kind on a random side."""
+    ch = shape[1]
+    leaves = [_chain_values(dt, shape, rng)]
+    links = []
+    for _ in range(depth):
+        name = str(rng.choice(CHAIN_OPS))
+        kind = str(rng.choice(["full", "python", "numpy", "pdpd", "row", "channel"]))
+        y_first = kind != "pdpd" and rng.random() < 0.4  # pdpd broadcasts the second
+        form = "operator" if kind != "pdpd" and rng.random() < 0.5 else "call"
+        if kind == "full":
+            y = _chain_values(dt, shape, rng)
+        elif kind == "python":
+            y = float(rng.choice([0.5, -3.0, 0.0, -0.0, np.inf, np.nan, 1e30, 7.25]))
+        elif kind == "numpy":  # numpy.float64 is a float the Python loop reads: 0-d there
+            y = np.array(rng.choice([2.0, -0.25, np.inf, 0.0]), dt)
+            y = y[()] if dt == np.float32 else y
+        elif kind == "pdpd":
+            y = _chain_values(dt, (ch,), rng)
+        elif kind == "row":
+            y = _chain_values(dt, shape[-1:], rng)
+        else:  # one value per channel, NumPy broadcasting
+            y = _chain_values(dt, (ch,) + (1,) * (len(shape) - 2), rng)
+        leaves.append(y)
+        links.append((name, kind, y_first, form))
+
+    def run(x, ys, fused, either=None):
+        acc = x
+        for (name, kind, y_first, form), y in zip(links, ys):
+            a, b = (y, acc) if y_first else (acc, y)
+            if either is not None and name in ("add", "multiply"):
+                yb = np.reshape(y, (1, ch) + (1,) * (len(shape) - 2)) if kind == "pdpd" else y
+                either |= np.broadcast_to(np.isnan(acc) & np.isnan(yb), either.shape)
+            if form == "operator" and fused:  # on stand-ins, the eltwise function
+                acc = OPERATORS[name](a, b)
+            elif kind == "pdpd":
+                acc = getattr(eltwise, name)(a, b, broadcast="pdpd", axis=1)
+            else:
+                acc = getattr(eltwise, name)(a, b)
+        return acc
+
+    # Plain parameters, as the fused function's C++ door runs (not *ys).
+    names = "".join(f"y{k}, " for k in range(depth))
+    scope = {"run": run}
+    exec(f"def chain(x, {names}):\n    return run(x, ({names}), True)", scope)
+    chain = scope["chain"]
+
+    def unfused_chain(x, *ys):
+        """The unfused result, and where it may differ in NaN payload: elements where
+        both operands of an add or multiply were NaN (docs/semantics.md)."""
+        either = np.zeros(shape, bool)
+        with np.errstate(all="ignore"):
+            return run(x, ys, False, either), either
+
+    return chain, unfused_chain, tuple(leaves)
+
+
+def assert_bits_but_nan_payloads(got, exp, either):
+    """got has exp's dtype, shape and bits, except that where `either` is set both are
+    NaN with any payloads."""
+    assert got.dtype == exp.dtype and got.shape == exp.shape
+    same = bits(got) == bits(exp)
+    assert np.all(same | (either & np.isnan(got) & np.isnan(exp))), np.nonzero(~same)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_register_chains_bit_for_bit(dt, monkeypatch):
+    """Chains of float add, subtract, multiply and divide run on the register path (one
+    kernel call per row, each value in a register from the first step to the last;
+    src/core/fused.h, ChainOp): operands full arrays, Python and NumPy scalars, rows,
+    per-channel values (pdpd axis=1 and NumPy's (C, 1, ...)), on either side of each step;
+    specials throughout (NaN payloads show the operand order; +-0, +-inf, MAX,
+    subnormals); rows ending anywhere in a vector; several blocks; results past the cache
+    (streamed) and arrays from memory. fused == unfused, bit for bit (but for the payload
+    of a NaN from two NaNs at an add or multiply: docs/semantics.md), on every target at 1
+    and 2 threads (the two large arrays: one target each), and the door registers each
+    signature as a chain."""
+    rng = np.random.default_rng(41 if dt == np.float32 else 42)
+    default = _fuse_run.BLOCK_BYTES
+    item = np.dtype(dt).itemsize
+    cases = [((3, 5, 333), 20_000), ((2, 4, 1029), None), ((1, 3, 7), None),
+             ((2, 6, 50), 2_000), ((3, 4, 64, 67), 40_000)] * 2
+    # a result past 8 MiB (stored non-temporally), and one past 32 MiB from 16 MiB of
+    # arrays (the memory tiles' hints)
+    cases += [((2, 4, 1100_000 // item), None), ((1, 2, 36_000_000 // (2 * item)), None)]
+    for trial, (shape, block_bytes) in enumerate(cases):
+        monkeypatch.setattr(_fuse_run, "BLOCK_BYTES", block_bytes or default)
+        depth = 1 + trial % 8 if trial < 10 else 3
+        chain, unfused_chain, leaves = _make_chain(dt, shape, depth, rng)
+        f = eltwise.fuse(chain)
+        for target in TARGETS if trial < 10 else [TARGETS[trial % len(TARGETS)]]:
+            eltwise.set_target(target)
+            exp, either = unfused_chain(*leaves)
+            for threads in (1, 2):
+                eltwise.set_num_threads(threads)
+                with np.errstate(all="ignore"):
+                    assert_bits_but_nan_payloads(f(*leaves), exp, either)
+                    assert_bits_but_nan_payloads(f(*leaves), exp, either)  # the door's
+        assert eltwise._eltwise._fuse_chains(f) == eltwise._eltwise._fuse_entries(f) >= 1
+
+
+def test_register_path_only_for_chains():
+    """Programs that are not one chain of float add/subtract/multiply/divide in one dtype
+    run step by step (and still give the unfused bits): a result read twice, two outputs,
+    an operand cast from int8, float16, another op, a step on two earlier results."""
+    rng = np.random.default_rng(5)
+    x, y = (rng.standard_normal((4, 300)).astype(np.float32) for _ in range(2))
+    i8 = rng.integers(-9, 9, (4, 300)).astype(np.int8)
+    h = x.astype(np.float16)
+    E = eltwise
+    cases = [
+        (lambda x, y: (x - y) * (x - y), (x, y)),
+        (lambda x, y: ((x - y) + 1, x - y), (x, y)),
+        (lambda x, y: E.add(E.subtract(x, y) * 2, y), (x, y)),  # a chain: control
+        (lambda x, i: (x - i) * 2, (x, i8)),
+        (lambda a, b: (a - b) * a, (h, h)),
+        (lambda x, y: E.maximum(x - y, y) * 2, (x, y)),
+        (lambda x, y: (x - y) * (y + 1), (x, y)),
+        (lambda x, y: x - y, (x, y)),  # one step: a chain of one link
+    ]
+    expected = [0, 0, 1, 0, 0, 0, 0, 1]
+    for (fn, args), chains in zip(cases, expected):
+        f = eltwise.fuse(fn)
+        for _ in range(2):
+            with np.errstate(all="ignore"):
+                assert_bits(f(*args), fn(*args))
+        assert eltwise._eltwise._fuse_entries(f) == 1
+        assert eltwise._eltwise._fuse_chains(f) == chains, fn
+
+
 def test_door_leaves_other_calls_to_python(monkeypatch):
     """Calls the door does not run reach Python and give the unfused results, errors and
     warnings: a new signature, out=, an unknown keyword, an unaligned or byte-swapped

@@ -319,6 +319,30 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
   // Rows: the block's first axis where a value per row needs them, else one.
   const int64_t rows = per_row ? shape[0] : 1, row_elements = n / rows;
   if (row_elements < kMinRowElements) return false;
+  const auto at = [](const TilePlace& place, int64_t element, int64_t row) {
+    return place.p + element * place.advance + row * place.row_advance;
+  };
+  if (p.chain != nullptr) {
+    // The register path: one chain kernel call per row (MarkChain made sure
+    // that every step reads the one before it, and no casts).
+    ChainLink links[kMaxChainLinks];
+    const size_t last = n_steps - 1;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t e = r * row_elements;
+      links[0] = {at(x[0][1], e, r), p.steps[0].chain_op, scalar[0][1], false};
+      for (size_t s = 1; s < n_steps; ++s) {
+        const int i = p.steps[s].x[0].kind == FusedSource::kStep ? 1 : 0;  // the other operand
+        links[s] = {at(x[s][i], e, r), p.steps[s].chain_op, scalar[s][i], i == 0};
+      }
+      p.chain(at(x[0][0], e, r), scalar[0][0], links, n_steps,
+              const_cast<char*>(at(out[last], e, r)), static_cast<size_t>(row_elements),
+              hints[last] | kHintNoFlush);
+    }
+    // The rows' streamed stores, fenced once (a fence per row costs more than
+    // the reads for ownership they save).
+    if (hints[last] & kHintStream) FenceStreamedStores();
+    return true;
+  }
   // A row in tiles of equal length, rounded up to 64 elements, at most
   // w.tile_elements (a row of 3136 in tiles of 512: 448 each, not six of 512
   // and one of 64, which costs every step a call for 64 elements).
@@ -328,9 +352,6 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
   // An operand in another dtype than its step computes in is converted tile by
   // tile into its cast buffer, as CastBlock converts a block.
   char* cast_buffer[2] = {CastBuffer(w, scratch, 0), CastBuffer(w, scratch, 1)};
-  const auto at = [](const TilePlace& place, int64_t element, int64_t row) {
-    return place.p + element * place.advance + row * place.row_advance;
-  };
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t t0 = 0; t0 < row_elements; t0 += tile) {
       const int64_t len = std::min(tile, row_elements - t0);
@@ -359,7 +380,7 @@ void RunBlock(Work& w, int64_t b, char* scratch, BlockView* results, int* flags)
   const FusedProgram& p = *w.program;
   const int nd = w.ndim;
   const Block block(w, b);
-  if (w.tiled && RunTiles(w, block, scratch, flags)) {
+  if ((w.tiled || p.chain != nullptr) && RunTiles(w, block, scratch, flags)) {
     // The block's unfenced streamed stores (kHintNoFlush), ordered before the
     // run's end makes them the caller's (the pool's completion is not a fence
     // for non-temporal stores).
@@ -599,6 +620,31 @@ bool RunSmall(const FusedProgram& p, const FusedOperands& operands, int64_t size
 }
 
 }  // namespace
+
+void MarkChain(FusedProgram* p, ChainKernel kernel) {
+  p->chain = nullptr;
+  const size_t n = p->steps.size();
+  if (kernel == nullptr || n == 0 || n > kMaxChainLinks) return;
+  const DType t = p->steps[0].compute;
+  for (size_t s = 0; s < n; ++s) {
+    const FusedStep& step = p->steps[s];
+    if (step.chain_op < 0 || step.compute != t || step.result != t ||
+        step.dest_output != (s + 1 == n)) {
+      return;
+    }
+    int from_step = 0;
+    for (const FusedSource& src : step.x) {
+      if (src.kind == FusedSource::kStep) {
+        if (static_cast<size_t>(src.index) + 1 != s) return;
+        ++from_step;
+      } else if (src.kind == FusedSource::kInput && p->inputs[src.index].dtype != t) {
+        return;
+      }
+    }
+    if (from_step != (s == 0 ? 0 : 1)) return;
+  }
+  p->chain = kernel;
+}
 
 bool CastIsExact(DType from, DType to) {
   if (WidensHalfExactly(from, to)) return true;

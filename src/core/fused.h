@@ -7,6 +7,7 @@
 #ifndef ELTWISE_CORE_FUSED_H_
 #define ELTWISE_CORE_FUSED_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "core/cast.h"
 #include "core/dtype.h"
 #include "core/execute.h"
+#include "core/ops.h"
 
 namespace eltwise {
 
@@ -32,6 +34,46 @@ struct FusedView {
   int64_t strides[kMaxDims];
 };
 
+// The register path (fused.cc, RunTiles): a program that is one chain of
+// float32 or float64 add, subtract, multiply and divide runs as one kernel
+// call per row of a block, each element's value held in a register from the
+// first step to the last, instead of each step storing its tile. A chain:
+// step 0 reads two inputs or scalars (not both scalars); every later step
+// reads the step before it and one input or scalar; only the last step is
+// an output; every operand is in the steps' dtype (no casts).
+// kernels/chain.cc computes each link with the same Highway operation as
+// the step's own kernel (kernels/basic_ops-inl.h), in the same operand
+// order, rounded once per step, so the bits are the unfused call's.
+enum ChainOp : int { kChainAdd, kChainSubtract, kChainMultiply, kChainDivide };
+
+// The ChainOp of `op` on `compute`, or -1 where the register path does not
+// run it.
+constexpr int ChainOpOf(OpId op, DType compute) {
+  if (compute != DType::kF32 && compute != DType::kF64) return -1;
+  switch (op) {
+    case OpId::kAdd: return kChainAdd;
+    case OpId::kSubtract: return kChainSubtract;
+    case OpId::kMultiply: return kChainMultiply;
+    case OpId::kDivide: return kChainDivide;
+    default: return -1;
+  }
+}
+
+// One link of a chain: acc = op(acc, y), or op(y, acc) where y_first; y is
+// the link's operand, `n` elements from y or, where y_one, y[0] for all.
+struct ChainLink {
+  const char* y;
+  int op;  // ChainOp
+  bool y_one;
+  bool y_first;
+};
+
+// Computes out[i] for i < n: acc = x[i] (x[0] where x_one), then each link
+// in turn, stored to out (non-temporally under kHintStream, as BinaryLoop
+// does). out may be x or a link's y exactly, not a partial overlap.
+using ChainKernel = void (*)(const char* x, bool x_one, const ChainLink* links, size_t n_links,
+                             char* out, size_t n, unsigned hints);
+
 struct FusedStep {
   // The step's kernels, as the unfused call would run them (its a, b and out
   // are set per block; parallel_bytes decides whether the run takes threads,
@@ -45,6 +87,7 @@ struct FusedStep {
   // be reused by a later step once no step reads what it held).
   bool dest_output = false;
   int dest = 0;
+  int chain_op = -1;  // ChainOpOf(the step's op, compute)
 };
 
 struct FusedProgram {
@@ -63,7 +106,16 @@ struct FusedProgram {
   // The most elements a block has where the shape allows: a block is a run
   // of one axis with every later axis whole (at least one index of it).
   int64_t block_elements = 4096;
+  // The chain kernel of the steps' dtype where the program is a chain (see
+  // ChainOp; MarkChain sets it), else null.
+  ChainKernel chain = nullptr;
 };
+
+// Sets program->chain to `kernel` (the chain kernel of the steps' dtype, or
+// null) if the program is a chain (see ChainOp) of at most kMaxChainLinks
+// steps whose chain_op are all set; to null otherwise.
+constexpr size_t kMaxChainLinks = 64;
+void MarkChain(FusedProgram* program, ChainKernel kernel);
 
 // The memory one run reads and writes: as many scalars, inputs and outputs as
 // the program has, the views of the program's dtypes.

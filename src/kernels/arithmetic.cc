@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "kernels/basic_ops-inl.h"
 #include "kernels/lanes-inl.h"
 #include "kernels/multiply-inl.h"
 #include "kernels/register-inl.h"
@@ -16,16 +17,7 @@ HWY_BEFORE_NAMESPACE();
 namespace eltwise {
 namespace HWY_NAMESPACE {
 
-// Valid lane types: all. Exact (floats: IEEE, rounded once).
-struct AddOp : MemoryBoundOp {
-  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Add(a, b); }
-};
-struct SubtractOp : MemoryBoundOp {
-  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Sub(a, b); }
-};
-struct MultiplyOp : MemoryBoundOp {
-  template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const { return MulWrap(d, a, b); }
-};
+// AddOp, SubtractOp, MultiplyOp: basic_ops-inl.h.
 // (a - b)^2 in the result dtype: each step rounded (floats) or wrapped (ints).
 // Valid lane types: integers, float32, float64.
 struct SquaredDifferenceOp : MemoryBoundOp {

@@ -25,6 +25,7 @@
 #include <tuple>
 
 #include "hwy/highway.h"
+#include "kernels/basic_ops-inl.h"
 #include "kernels/int_divisor-inl.h"
 #include "kernels/lanes-inl.h"
 #include "kernels/loops-inl.h"
@@ -431,12 +432,7 @@ HWY_INLINE F PyDivmod(F a, F b, F* modulus) {
   return NearestIntegral(div, a, b);
 }
 
-// Valid lane types: float32/float64 (float16 and bfloat16 computed in float32).
-// One division instruction: as cheap as moving its bytes at memory sizes, so it gets the
-// strided loop too (packing would walk one stream at a time).
-struct FloatTrueDivide : MemoryBoundOp {
-  template <class D, class V> HWY_INLINE V operator()(D, V a, V b) const { return hn::Div(a, b); }
-};
+// FloatTrueDivide: basic_ops-inl.h.
 // Computes fmod(a, b) of float32 lanes exactly through float64, when every
 // lane has |a / b| < 2^28 and a finite b (so a finite, b != 0): the float64 quotient
 // then never rounds across an integer, so its truncation q is exact, and

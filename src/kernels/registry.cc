@@ -45,6 +45,7 @@ void Use(int64_t restriction) {
     FillCompareKernels(*t);
     FillGatherKernels(*t);
     FillCastKernels(*t);
+    FillChainKernels(*t);
     slot = t;
   }
   g_target.store(target);

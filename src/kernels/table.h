@@ -10,6 +10,7 @@
 #include "core/cast.h"
 #include "core/dtype.h"
 #include "core/execute.h"
+#include "core/fused.h"
 #include "hwy/base.h"
 
 namespace eltwise {
@@ -25,6 +26,9 @@ struct KernelTable {
   PackKernel pack_strided = nullptr;
   TransposeKernel transpose_block = nullptr;
   CastKernels cast;  // kernels/cast.cc: the widening conversions
+  // kernels/chain.cc: fused chains' register path (core/fused.h ChainOp),
+  // for float32 and float64; null for the other dtypes.
+  ChainKernel chain[kNumDTypes] = {};
 };
 
 // The DType of a storage type (bool is registered explicitly: it shares uint8_t).
@@ -56,6 +60,8 @@ void FillCompareKernels(KernelTable& t);
 void FillGatherKernels(KernelTable& t);
 // The conversions of the same target (kernels/cast.cc).
 void FillCastKernels(KernelTable& t);
+// The chain kernels of the same target (kernels/chain.cc).
+void FillChainKernels(KernelTable& t);
 
 // Everything Execute needs to run `op` on `compute` from table t: the kernels
 // of one target, read from one table.

@@ -164,8 +164,10 @@ void ParseSteps(const py::tuple& steps, int64_t nscalars, FusedProgram* p,
     }
     const size_t isz = ItemSize(step.compute), osz = ItemSize(step.result);
     step.args = ArgsFor(table, op, step.compute, nullptr, nullptr, nullptr, isz, osz);
+    step.chain_op = ChainOpOf(op, step.compute);
     p->steps.push_back(step);
   }
+  if (!p->steps.empty()) MarkChain(p, table.chain[static_cast<int>(p->steps[0].compute)]);
 }
 
 void ConvertScalars(const std::vector<ScalarUse>& uses, PyObject* const* scalars,

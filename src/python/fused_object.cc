@@ -725,6 +725,12 @@ void FuseForget(py::handle door) { Door(door)->entries->clear(); }
 
 size_t FuseEntries(py::handle door) { return Door(door)->entries->size(); }
 
+size_t FuseChains(py::handle door) {
+  size_t n = 0;
+  for (const auto& e : *Door(door)->entries) n += e->program.chain != nullptr;
+  return n;
+}
+
 bool InitFusedType(PyObject* module) {
   g_type.tp_name = "eltwise._FusedFunction";
   g_type.tp_doc = "A fused function (see help(eltwise.fuse)).";

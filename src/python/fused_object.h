@@ -52,6 +52,8 @@ void FuseRemember(pybind11::handle door, const pybind11::tuple& arg_specs,
 void FuseForget(pybind11::handle door);
 // The number of registrations `door` keeps.
 size_t FuseEntries(pybind11::handle door);
+// How many of them run on the register path (core/fused.h, ChainOp).
+size_t FuseChains(pybind11::handle door);
 
 }  // namespace eltwise
 

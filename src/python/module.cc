@@ -245,6 +245,7 @@ PYBIND11_MODULE(_eltwise, m) {
         py::arg("block_elements"), py::arg("tuple_result"));
   m.def("_fuse_forget", &FuseForget, py::arg("door"));
   m.def("_fuse_entries", &FuseEntries, py::arg("door"));
+  m.def("_fuse_chains", &FuseChains, py::arg("door"));
   m.def("set_result_pool_limit", &SetResultPoolLimitChecked, py::arg("nbytes"),
         "Sets how many bytes of freed large results (32 MiB and up) eltwise keeps for reuse and\n"
         "frees what no longer fits. 0 turns the pool off: large results then take NumPy's memory.");
