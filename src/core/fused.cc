@@ -55,6 +55,7 @@ constexpr int64_t kMinMemoryTileBytes = 512, kMaxMemoryTileBytes = 1024;
 constexpr size_t kMemoryBytes = size_t{16} << 20;
 constexpr size_t kMemoryStreamBytes = size_t{32} << 20;
 constexpr size_t kMaxTiledSteps = 64;
+static_assert(kMaxChainSteps <= kMaxTiledSteps, "a register program runs in RunTiles");
 
 // A run on more threads cuts its result into at least kBlocksPerThread
 // blocks per thread, each of at least kMinSplitBlock elements (a block is
@@ -323,20 +324,24 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
     return place.p + element * place.advance + row * place.row_advance;
   };
   if (p.chain != nullptr) {
-    // The register path: one chain kernel call per row (MarkChain made sure
-    // that every step reads the one before it, and no casts).
-    ChainLink links[kMaxChainLinks];
+    // The register path: one kernel call per row, its code's operands at the
+    // row (MarkChain made the code; every step's operands are placed above).
+    const size_t n_code = p.chain_code.size();
+    ChainInstr code[3 * kMaxChainSteps];  // at most two loads and an op per step
     const size_t last = n_steps - 1;
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t e = r * row_elements;
-      links[0] = {at(x[0][1], e, r), p.steps[0].chain_op, scalar[0][1], false};
-      for (size_t s = 1; s < n_steps; ++s) {
-        const int i = p.steps[s].x[0].kind == FusedSource::kStep ? 1 : 0;  // the other operand
-        links[s] = {at(x[s][i], e, r), p.steps[s].chain_op, scalar[s][i], i == 0};
+      for (size_t k = 0; k < n_code; ++k) {
+        const ChainCode& c = p.chain_code[k];
+        if (c.op == kChainLoad) {
+          code[k] = {at(x[c.step][c.operand], e, r), kChainLoad, from[c.step][c.operand],
+                     scalar[c.step][c.operand]};
+        } else {
+          code[k] = {nullptr, c.op, DType::kBool, false};
+        }
       }
-      p.chain(at(x[0][0], e, r), scalar[0][0], links, n_steps,
-              const_cast<char*>(at(out[last], e, r)), static_cast<size_t>(row_elements),
-              hints[last] | kHintNoFlush);
+      p.chain(code, n_code, const_cast<char*>(at(out[last], e, r)),
+              static_cast<size_t>(row_elements), hints[last] | kHintNoFlush);
     }
     // The rows' streamed stores, fenced once (a fence per row costs more than
     // the reads for ownership they save).
@@ -621,28 +626,72 @@ bool RunSmall(const FusedProgram& p, const FusedOperands& operands, int64_t size
 
 }  // namespace
 
+namespace {
+
+// The most values pending while step s's postfix code runs (its operand
+// with the larger need evaluated first; Sethi and Ullman's number).
+size_t ChainNeed(const FusedProgram& p, int s) {
+  size_t need[2];
+  for (int i = 0; i < 2; ++i) {
+    const FusedSource& src = p.steps[static_cast<size_t>(s)].x[i];
+    need[i] = src.kind == FusedSource::kStep ? ChainNeed(p, src.index) : 1;
+  }
+  return need[0] == need[1] ? need[0] + 1 : std::max(need[0], need[1]);
+}
+
+// Appends step s's postfix code to code: the operand of the larger need
+// first (operand 0 on a tie), then the other, then the step's op, marked
+// kChainSwapped where operand 1 went first (so that it lies below).
+void AppendChainCode(const FusedProgram& p, int s, std::vector<ChainCode>* code) {
+  const FusedStep& step = p.steps[static_cast<size_t>(s)];
+  const auto need = [&](int i) {
+    return step.x[i].kind == FusedSource::kStep ? ChainNeed(p, step.x[i].index) : size_t{1};
+  };
+  const bool swapped = need(1) > need(0);
+  for (int k = 0; k < 2; ++k) {
+    const int i = swapped ? 1 - k : k;
+    const FusedSource& src = step.x[i];
+    if (src.kind == FusedSource::kStep) {
+      AppendChainCode(p, src.index, code);
+    } else {
+      code->push_back({kChainLoad, s, i});
+    }
+  }
+  code->push_back({step.chain_op | (swapped ? kChainSwapped : 0), s, -1});
+}
+
+}  // namespace
+
 void MarkChain(FusedProgram* p, ChainKernel kernel) {
   p->chain = nullptr;
+  p->chain_code.clear();
   const size_t n = p->steps.size();
-  if (kernel == nullptr || n == 0 || n > kMaxChainLinks) return;
+  if (kernel == nullptr || n == 0 || n > kMaxChainSteps) return;
   const DType t = p->steps[0].compute;
+  std::vector<int> readers(n, 0);
   for (size_t s = 0; s < n; ++s) {
     const FusedStep& step = p->steps[s];
     if (step.chain_op < 0 || step.compute != t || step.result != t ||
         step.dest_output != (s + 1 == n)) {
       return;
     }
-    int from_step = 0;
     for (const FusedSource& src : step.x) {
       if (src.kind == FusedSource::kStep) {
-        if (static_cast<size_t>(src.index) + 1 != s) return;
-        ++from_step;
-      } else if (src.kind == FusedSource::kInput && p->inputs[src.index].dtype != t) {
+        ++readers[static_cast<size_t>(src.index)];
+      } else if (src.kind == FusedSource::kInput &&
+                 !ChainCastIsExact(p->inputs[static_cast<size_t>(src.index)].dtype, t)) {
         return;
       }
     }
-    if (from_step != (s == 0 ? 0 : 1)) return;
   }
+  // A tree: every result but the last read exactly once.
+  for (size_t s = 0; s + 1 < n; ++s) {
+    if (readers[s] != 1) return;
+  }
+  if (ChainNeed(*p, static_cast<int>(n - 1)) > kMaxChainDepth) return;
+  std::vector<ChainCode> code;
+  AppendChainCode(*p, static_cast<int>(n - 1), &code);
+  p->chain_code = std::move(code);
   p->chain = kernel;
 }
 

@@ -34,17 +34,22 @@ struct FusedView {
   int64_t strides[kMaxDims];
 };
 
-// The register path (fused.cc, RunTiles): a program that is one chain of
-// float32 or float64 add, subtract, multiply and divide runs as one kernel
-// call per row of a block, each element's value held in a register from the
-// first step to the last, instead of each step storing its tile. A chain:
-// step 0 reads two inputs or scalars (not both scalars); every later step
-// reads the step before it and one input or scalar; only the last step is
-// an output; every operand is in the steps' dtype (no casts).
-// kernels/chain.cc computes each link with the same Highway operation as
-// the step's own kernel (kernels/basic_ops-inl.h), in the same operand
-// order, rounded once per step, so the bits are the unfused call's.
-enum ChainOp : int { kChainAdd, kChainSubtract, kChainMultiply, kChainDivide };
+// The register path (fused.cc, RunTiles): a program whose steps form one
+// expression tree of float32 or float64 add, subtract, multiply and divide
+// runs as one kernel call per row of a block, each element's values held in
+// registers from the first step to the last, instead of each step storing
+// its tile. Such a program: every step computes in and returns the same
+// dtype T; every step's result is read by exactly one later step, but the
+// last step's, the one output; every input is of T or converts to it
+// exactly (ChainCastIsExact); evaluated the operand that needs more first,
+// at most kMaxChainDepth values are pending at once.
+// kernels/chain.cc computes each step with the functor of the step's own
+// loop (kernels/basic_ops-inl.h) on the same operands in the same order,
+// rounded once, so the bits are the unfused calls'.
+enum ChainOp : int {
+  kChainAdd, kChainSubtract, kChainMultiply, kChainDivide, kChainLoad,
+  kChainSwapped = 8,  // or'ed into an op: its operands were pushed second first
+};
 
 // The ChainOp of `op` on `compute`, or -1 where the register path does not
 // run it.
@@ -59,20 +64,43 @@ constexpr int ChainOpOf(OpId op, DType compute) {
   }
 }
 
-// One link of a chain: acc = op(acc, y), or op(y, acc) where y_first; y is
-// the link's operand, `n` elements from y or, where y_one, y[0] for all.
-struct ChainLink {
-  const char* y;
-  int op;  // ChainOp
-  bool y_one;
-  bool y_first;
-};
+// The conversions of an input to the register path's dtype `to`: exact for
+// every value (so any conversion gives CastRun's bits): 8- and 16-bit
+// integers to float32 or float64, int32 and float32 to float64.
+constexpr bool ChainCastIsExact(DType from, DType to) {
+  const bool narrow = from == DType::kI8 || from == DType::kU8 || from == DType::kI16 ||
+                      from == DType::kU16;
+  return from == to || (to == DType::kF32 && narrow) ||
+         (to == DType::kF64 && (narrow || from == DType::kI32 || from == DType::kF32));
+}
 
-// Computes out[i] for i < n: acc = x[i] (x[0] where x_one), then each link
-// in turn, stored to out (non-temporally under kHintStream, as BinaryLoop
-// does). out may be x or a link's y exactly, not a partial overlap.
-using ChainKernel = void (*)(const char* x, bool x_one, const ChainLink* links, size_t n_links,
-                             char* out, size_t n, unsigned hints);
+// One instruction of a register program, in postfix order: kChainLoad pushes
+// an operand (n elements from p, or p[0] for all where one; of dtype
+// `from`, converted exactly); a ChainOp pops b, then a, and pushes op(a, b);
+// with kChainSwapped it pops a, then b.
+struct ChainInstr {
+  const char* p;
+  int op;  // ChainOp, maybe with kChainSwapped
+  DType from;
+  bool one;
+};
+constexpr size_t kMaxChainDepth = 4;
+constexpr size_t kMaxChainSteps = 64;  // so a program has at most 3 * 64 instructions
+
+// Computes out[i] for i < n: the program's one value (code: n_code
+// instructions, leaving one value), stored to out (non-temporally under
+// kHintStream, as BinaryLoop does). out may be an operand exactly, not a
+// partial overlap.
+using ChainKernel = void (*)(const ChainInstr* code, size_t n_code, char* out, size_t n,
+                             unsigned hints);
+
+// A register program's instruction before a row's addresses: a load of step
+// `step`'s operand `operand`, or step `step`'s op.
+struct ChainCode {
+  int op;  // ChainOp, maybe with kChainSwapped
+  int step;
+  int operand;
+};
 
 struct FusedStep {
   // The step's kernels, as the unfused call would run them (its a, b and out
@@ -106,15 +134,16 @@ struct FusedProgram {
   // The most elements a block has where the shape allows: a block is a run
   // of one axis with every later axis whole (at least one index of it).
   int64_t block_elements = 4096;
-  // The chain kernel of the steps' dtype where the program is a chain (see
-  // ChainOp; MarkChain sets it), else null.
+  // The register path (see ChainOp; MarkChain sets both): the chain kernel
+  // of the steps' dtype, else null, and the program in postfix order.
   ChainKernel chain = nullptr;
+  std::vector<ChainCode> chain_code;
 };
 
 // Sets program->chain to `kernel` (the chain kernel of the steps' dtype, or
-// null) if the program is a chain (see ChainOp) of at most kMaxChainLinks
-// steps whose chain_op are all set; to null otherwise.
-constexpr size_t kMaxChainLinks = 64;
+// null) and program->chain_code to the postfix program if the register path
+// runs the program (see ChainOp; at most kMaxChainSteps steps, every
+// chain_op set); to null and empty otherwise.
 void MarkChain(FusedProgram* program, ChainKernel kernel);
 
 // The memory one run reads and writes: as many scalars, inputs and outputs as

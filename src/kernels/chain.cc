@@ -1,12 +1,13 @@
-// Kernels: the register path of fused chains (core/fused.h, ChainOp): a
-// chain of float32 or float64 add, subtract, multiply and divide computed
-// element by element with each value in a register from the first step to
-// the last. Each link applies the functor the step's own loop applies
-// (basic_ops-inl.h) to the same operands in the same order; every operation
-// is IEEE, rounded once, so a lane's result depends on nothing but its own
-// operands, and the bits are the unfused calls' on every target (this file
-// is compiled with -ffp-contract=off: no multiply and add of two steps
-// become one FMA).
+// Kernels: the register path of fused chains (core/fused.h, ChainOp): an
+// expression tree of float32 or float64 add, subtract, multiply and divide,
+// as a postfix program over at most kMaxChainDepth pending values, computed
+// a few vectors of elements at a time with every value in registers from
+// the first step to the last. Each step applies the functor its own loop
+// applies (basic_ops-inl.h) to the same operands in the same order; every
+// operation is IEEE, rounded once, and every operand conversion exact, so a
+// lane's result depends on nothing but its own operands, and the bits are
+// the unfused calls' on every target (this file is compiled with
+// -ffp-contract=off: no multiply and add of two steps become one FMA).
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/chain.cc"
@@ -14,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/dtype.h"
 #include "core/fused.h"
@@ -28,70 +30,243 @@ namespace eltwise {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// acc[k] = op(acc[k], y[k]), or op(y[k], acc[k]) when kYFirst, for k < K.
-template <class Op, bool kYFirst, size_t K, class D>
-HWY_INLINE void Apply(D d, hn::Vec<D>* acc, const hn::Vec<D>* y) {
+// The vectors of one pending value of the register program: K vectors of
+// d's lanes (the elements from i). K <= 8, and every loop over k below is
+// unrolled eight times, so fully: a loop left rolled would index the slots
+// in memory (spilled to the stack) instead of registers.
+template <class D, size_t K>
+struct Slot {
+  hn::Vec<D> v[K];
+};
+
+// lo = op(lo, hi), or op(hi, lo) where kSwapped, vector by vector.
+template <class Op, bool kSwapped, class D, size_t K>
+HWY_INLINE void Apply(D d, Slot<D, K>& lo, const Slot<D, K>& hi) {
   const Op op;
-  for (size_t k = 0; k < K; ++k) acc[k] = kYFirst ? op(d, y[k], acc[k]) : op(d, acc[k], y[k]);
+  HWY_UNROLL(8)
+  for (size_t k = 0; k < K; ++k) {
+    lo.v[k] = kSwapped ? op(d, hi.v[k], lo.v[k]) : op(d, lo.v[k], hi.v[k]);
+  }
 }
 
-// Computes the K vectors of elements from i (d's lanes each) through every
-// link, and hands each to store(vector, element index).
-template <size_t K, class D, class Store>
-HWY_INLINE void ChainVectors(D d, const hn::TFromD<D>* x, bool x_one, const ChainLink* links,
-                             size_t n_links, size_t i, Store store) {
+// One vector of elements from p + i of storage From, converted to d's lanes
+// (exactly: ChainCastIsExact).
+template <typename From, class D>
+HWY_INLINE hn::Vec<D> LoadAs(D d, const From* p, size_t i) {
   using T = hn::TFromD<D>;
-  const size_t N = hn::Lanes(d);
-  hn::Vec<D> acc[K], y[K];
-  for (size_t k = 0; k < K; ++k) acc[k] = x_one ? hn::Set(d, x[0]) : hn::LoadU(d, x + i + k * N);
-  for (size_t l = 0; l < n_links; ++l) {
-    const ChainLink& link = links[l];
-    const T* py = reinterpret_cast<const T*>(link.y);
-    for (size_t k = 0; k < K; ++k) y[k] = link.y_one ? hn::Set(d, py[0]) : hn::LoadU(d, py + i + k * N);
-    switch (2 * link.op + (link.y_first ? 1 : 0)) {
-      case 2 * kChainAdd: Apply<AddOp, false, K>(d, acc, y); break;
-      case 2 * kChainAdd + 1: Apply<AddOp, true, K>(d, acc, y); break;
-      case 2 * kChainSubtract: Apply<SubtractOp, false, K>(d, acc, y); break;
-      case 2 * kChainSubtract + 1: Apply<SubtractOp, true, K>(d, acc, y); break;
-      case 2 * kChainMultiply: Apply<MultiplyOp, false, K>(d, acc, y); break;
-      case 2 * kChainMultiply + 1: Apply<MultiplyOp, true, K>(d, acc, y); break;
-      case 2 * kChainDivide: Apply<FloatTrueDivide, false, K>(d, acc, y); break;
-      default: Apply<FloatTrueDivide, true, K>(d, acc, y); break;
+  if constexpr (std::is_same<From, T>::value) {
+    return hn::LoadU(d, p + i);
+  } else if constexpr (std::is_same<From, float>::value || std::is_same<From, int32_t>::value) {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<From, D>(), p + i));
+  } else {
+    // 8- and 16-bit integers: to int32 lanes, then to T (both exact).
+    const hn::Rebind<int32_t, D> di;
+    const auto w = hn::PromoteTo(di, hn::LoadU(hn::Rebind<From, D>(), p + i));
+    if constexpr (std::is_same<T, float>::value) {
+      return hn::ConvertTo(d, w);
+    } else {
+      return hn::PromoteTo(d, w);
     }
   }
-  for (size_t k = 0; k < K; ++k) store(acc[k], i + k * N);
 }
 
-// core/fused.h ChainKernel for T. Four vectors at a time (all operands of
-// an element loaded before its store, so out may be x or a link's operand
-// exactly), then single vectors, then single elements (one-lane vectors:
-// the same operations on the same values give the same bits). Under
-// kHintStream, whole vectors from out's first vector-aligned element are
-// stored non-temporally (fenced unless kHintNoFlush), as BinaryLoop does.
+// Slot s = the K vectors of elements from i of storage From (LoadMany), or
+// p[0] in every lane (LoadOne), converted to d's lanes.
+template <typename From, class D, size_t K>
+HWY_INLINE void LoadMany(D d, const char* p, size_t i, Slot<D, K>& s) {
+  const size_t N = hn::Lanes(d);
+  const From* q = reinterpret_cast<const From*>(p);
+  HWY_UNROLL(8)
+  for (size_t k = 0; k < K; ++k) s.v[k] = LoadAs<From>(d, q, i + k * N);
+}
+template <typename From, class D, size_t K>
+HWY_INLINE void LoadOne(D d, const char* p, Slot<D, K>& s) {
+  const auto v = hn::Set(d, static_cast<hn::TFromD<D>>(*reinterpret_cast<const From*>(p)));
+  HWY_UNROLL(8)
+  for (size_t k = 0; k < K; ++k) s.v[k] = v;
+}
+
+// Each instruction's case of ChainVectors' one switch: a load's slot, source
+// dtype and whether it is one value, an op's operands' slots, all decided
+// once per call (ChainCases), so that an instruction costs one jump per K
+// vectors, not a switch on its kind, then on the slot, then on the dtype
+// (the dispatch is most of a short program's cost).
+//   load: slot << 4 | source << 1 | one (source: kSources' index)
+//   op:   64 | op << 3 | swapped << 2 | (values pending - 2)
+constexpr uint8_t kOpCase = 64;
+
+// The sources a load converts from, by index: the program's dtype first.
+inline int SourceIndex(DType from, DType t) {
+  if (from == t) return 0;
+  switch (from) {
+    case DType::kI8: return 1;
+    case DType::kU8: return 2;
+    case DType::kI16: return 3;
+    case DType::kU16: return 4;
+    case DType::kI32: return 5;
+    default: return 6;  // float32 (to float64)
+  }
+}
+
+// cases[k] = instruction k's case (above), for a program of dtype t.
+inline void ChainCases(const ChainInstr* code, size_t n_code, DType t, uint8_t* cases) {
+  size_t depth = 0;  // values pending
+  for (size_t k = 0; k < n_code; ++k) {
+    const ChainInstr& c = code[k];
+    if (c.op == kChainLoad) {
+      cases[k] = static_cast<uint8_t>(depth << 4 | SourceIndex(c.from, t) << 1 | (c.one ? 1 : 0));
+      ++depth;
+    } else {
+      const int op = c.op & ~kChainSwapped, swapped = (c.op & kChainSwapped) ? 1 : 0;
+      cases[k] = static_cast<uint8_t>(kOpCase | op << 3 | swapped << 2 | (depth - 2));
+      --depth;
+    }
+  }
+}
+
+// Runs the register program (at most kDepth values pending; cases from
+// ChainCases) on K vectors of elements at a time from i while they end by
+// `end`, handing each result vector to store(vector, element index);
+// returns the next i.
+template <size_t K, size_t kDepth, class D, class Store>
+HWY_INLINE size_t ChainVectors(D d, const ChainInstr* code, const uint8_t* cases, size_t n_code,
+                               size_t i, size_t end, Store store) {
+  using T = hn::TFromD<D>;
+  constexpr bool kF64 = std::is_same<T, double>::value;  // int32, float32: to float64 only
+  const size_t N = hn::Lanes(d);
+  for (; i + K * N <= end; i += K * N) {
+    Slot<D, K> s[kDepth];
+    // (A valid program loads every slot before reading it; zeroed here only
+    // so that the compiler sees them set on every path, and none live from
+    // one iteration to the next: zeroing idioms cost no execution unit.)
+    for (Slot<D, K>& slot : s) {
+      HWY_UNROLL(8)
+      for (size_t k = 0; k < K; ++k) slot.v[k] = hn::Zero(d);
+    }
+    for (size_t k = 0; k < n_code; ++k) {
+      // (code[k].p is read in the load cases only: GCC's code for a read
+      // before the switch, for every instruction, ran markedly slower.)
+      switch (cases[k]) {
+// A load into slot S (cases of slots the program cannot reach are empty).
+#define ELTWISE_CHAIN_LOAD(S, SOURCE, From, kOk)                                     \
+  case S << 4 | SOURCE << 1:                                                         \
+    if constexpr (S < kDepth && (kOk)) LoadMany<From>(d, code[k].p, i, s[S < kDepth ? S : 0]); \
+    break;                                                                           \
+  case S << 4 | SOURCE << 1 | 1:                                                     \
+    if constexpr (S < kDepth && (kOk)) LoadOne<From>(d, code[k].p, s[S < kDepth ? S : 0]);     \
+    break;
+#define ELTWISE_CHAIN_LOADS(S)                       \
+  ELTWISE_CHAIN_LOAD(S, 0, T, true)                  \
+  ELTWISE_CHAIN_LOAD(S, 1, int8_t, true)             \
+  ELTWISE_CHAIN_LOAD(S, 2, uint8_t, true)            \
+  ELTWISE_CHAIN_LOAD(S, 3, int16_t, true)            \
+  ELTWISE_CHAIN_LOAD(S, 4, uint16_t, true)           \
+  ELTWISE_CHAIN_LOAD(S, 5, int32_t, kF64)            \
+  ELTWISE_CHAIN_LOAD(S, 6, float, kF64)
+        ELTWISE_CHAIN_LOADS(0)
+        ELTWISE_CHAIN_LOADS(1)
+        ELTWISE_CHAIN_LOADS(2)
+        ELTWISE_CHAIN_LOADS(3)
+// An op on the two values on top when `PENDING` are pending: slots
+// PENDING - 2 and PENDING - 1, the result in the first.
+#define ELTWISE_CHAIN_OP(PENDING, OP, Op)                                               \
+  case kOpCase | OP << 3 | (PENDING - 2):                                               \
+    if constexpr (PENDING <= kDepth) {                                                  \
+      Apply<Op, false>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                       \
+                       s[PENDING <= kDepth ? PENDING - 1 : 0]);                         \
+    }                                                                                   \
+    break;                                                                              \
+  case kOpCase | OP << 3 | 4 | (PENDING - 2):                                           \
+    if constexpr (PENDING <= kDepth) {                                                  \
+      Apply<Op, true>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                        \
+                      s[PENDING <= kDepth ? PENDING - 1 : 0]);                          \
+    }                                                                                   \
+    break;
+#define ELTWISE_CHAIN_OPS(PENDING)                              \
+  ELTWISE_CHAIN_OP(PENDING, kChainAdd, AddOp)                   \
+  ELTWISE_CHAIN_OP(PENDING, kChainSubtract, SubtractOp)         \
+  ELTWISE_CHAIN_OP(PENDING, kChainMultiply, MultiplyOp)         \
+  ELTWISE_CHAIN_OP(PENDING, kChainDivide, FloatTrueDivide)
+        ELTWISE_CHAIN_OPS(2)
+        ELTWISE_CHAIN_OPS(3)
+        ELTWISE_CHAIN_OPS(4)
+#undef ELTWISE_CHAIN_OPS
+#undef ELTWISE_CHAIN_OP
+#undef ELTWISE_CHAIN_LOADS
+#undef ELTWISE_CHAIN_LOAD
+        default:
+          break;
+      }
+    }
+    HWY_UNROLL(8)
+    for (size_t k = 0; k < K; ++k) store(s[0].v[k], i + k * N);
+  }
+  return i;
+}
+
+// The most values the program has pending at once (MarkChain keeps it at
+// most kMaxChainDepth).
+inline size_t ChainDepth(const ChainInstr* code, size_t n_code) {
+  size_t depth = 0, most = 0;
+  for (size_t k = 0; k < n_code; ++k) {
+    depth = code[k].op == kChainLoad ? depth + 1 : depth - 1;
+    most = depth > most ? depth : most;
+  }
+  return most;
+}
+
+// Vectors per pending value: as many as the registers hold for the program's
+// values without spilling (AVX-512: 32 registers, eight vectors for up to
+// three values, four for four; other targets: 16 registers, four and two).
+// Each instruction costs a dispatch, so the more vectors it covers the
+// fewer dispatches per element.
+constexpr size_t kWide = HWY_TARGET <= HWY_AVX3 ? 8 : 4;
+
+// Runs the program over elements [i, n) whole vectors at a time, kWide (up
+// to three values pending) or kWide / 2 of them per value while they fit,
+// then one at a time.
+template <class D, class Store>
+HWY_INLINE size_t ChainWholeVectors(D d, const ChainInstr* code, const uint8_t* cases,
+                                    size_t n_code, size_t i, size_t n, Store store) {
+  const size_t depth = ChainDepth(code, n_code);
+  if (depth <= 2) {
+    i = ChainVectors<kWide, 2>(d, code, cases, n_code, i, n, store);
+  } else if (depth == 3) {
+    i = ChainVectors<kWide, 3>(d, code, cases, n_code, i, n, store);
+  } else {
+    i = ChainVectors<kWide / 2, kMaxChainDepth>(d, code, cases, n_code, i, n, store);
+  }
+  return ChainVectors<1, kMaxChainDepth>(d, code, cases, n_code, i, n, store);
+}
+
+// core/fused.h ChainKernel for T: whole vectors (all operands of an element
+// loaded before its store, so out may be an operand exactly), then single
+// elements (one-lane vectors: the same operations on the same values give
+// the same bits). Under kHintStream, whole vectors from out's first
+// vector-aligned element are stored non-temporally (fenced unless
+// kHintNoFlush), as BinaryLoop does.
 template <typename T>
-void ChainLoop(const char* px, bool x_one, const ChainLink* links, size_t n_links, char* pout,
-               size_t n, unsigned hints) {
+void ChainLoop(const ChainInstr* code, size_t n_code, char* pout, size_t n, unsigned hints) {
   const hn::ScalableTag<T> d;
   const hn::CappedTag<T, 1> d1;
   const size_t N = hn::Lanes(d);
-  const T* x = reinterpret_cast<const T*>(px);
   T* out = reinterpret_cast<T*>(pout);
+  uint8_t cases[3 * kMaxChainSteps];  // at most two loads and an op per step
+  ChainCases(code, n_code, std::is_same<T, double>::value ? DType::kF64 : DType::kF32, cases);
   const auto store_u = [&](hn::Vec<decltype(d)> v, size_t j) { hn::StoreU(v, d, out + j); };
   const auto store_1 = [&](hn::Vec<decltype(d1)> v, size_t j) { hn::StoreU(v, d1, out + j); };
   size_t i = 0;
-  if ((hints & kHintStream) && HWY_TARGET != HWY_SCALAR && n >= 4 * N &&
+  if ((hints & kHintStream) && HWY_TARGET != HWY_SCALAR && n >= kWide * N &&
       reinterpret_cast<uintptr_t>(out) % sizeof(T) == 0) {
     const size_t misalign = reinterpret_cast<uintptr_t>(out) % (N * sizeof(T));
     const size_t head = misalign ? (N * sizeof(T) - misalign) / sizeof(T) : 0;
-    for (; i < head; ++i) ChainVectors<1>(d1, x, x_one, links, n_links, i, store_1);
+    i = ChainVectors<1, kMaxChainDepth>(d1, code, cases, n_code, i, head, store_1);
     const auto stream = [&](hn::Vec<decltype(d)> v, size_t j) { hn::Stream(v, d, out + j); };
-    for (; i + 4 * N <= n; i += 4 * N) ChainVectors<4>(d, x, x_one, links, n_links, i, stream);
-    for (; i + N <= n; i += N) ChainVectors<1>(d, x, x_one, links, n_links, i, stream);
+    i = ChainWholeVectors(d, code, cases, n_code, i, n, stream);
     if (!(hints & kHintNoFlush)) hwy::FlushStream();
   }
-  for (; i + 4 * N <= n; i += 4 * N) ChainVectors<4>(d, x, x_one, links, n_links, i, store_u);
-  for (; i + N <= n; i += N) ChainVectors<1>(d, x, x_one, links, n_links, i, store_u);
-  for (; i < n; ++i) ChainVectors<1>(d1, x, x_one, links, n_links, i, store_1);
+  i = ChainWholeVectors(d, code, cases, n_code, i, n, store_u);
+  ChainVectors<1, kMaxChainDepth>(d1, code, cases, n_code, i, n, store_1);
 }
 
 // Fills the chain kernels for the current target.
