@@ -687,6 +687,38 @@ def test_door_runs_registered_signatures(dt, monkeypatch):
         calls.clear()
 
 
+def test_door_runs_numpy_scalar_constants(monkeypatch):
+    """NumPy scalar constants in fn (np.float32(0.05), np.int8(3), np.uint16(7)) are read as
+    0-d arrays, as such arguments are: the door runs the calls after the first, with the
+    unfused bits on every target and thread count; a numpy.float64 constant (a Python
+    float subclass, a scalar operand only the Python loop reads) leaves them to Python."""
+    calls = door_calls(monkeypatch)
+    rng = np.random.default_rng(12)
+    x = rng.integers(-128, 128, (3, 1000)).astype(np.int8)
+    y = (rng.standard_normal((3, 1000)) * 5).astype(np.float32)
+    f32 = np.float32
+    E = eltwise
+
+    def dequant(x, y):
+        return E.add(E.multiply(E.subtract(x, np.int8(3), dtype=f32), f32(0.05)),
+                     E.multiply(y, np.uint16(7)))
+
+    def wide(x, y):
+        return E.multiply(y, np.float64(0.5))
+
+    for fn, door in ((dequant, True), (wide, False)):
+        f = eltwise.fuse(fn)
+        for target in TARGETS:
+            eltwise.set_target(target)
+            exp = fn(x, y)
+            for threads in (1, 2):
+                eltwise.set_num_threads(threads)
+                assert_bits(f(x, y), exp)
+                assert_bits(f(x, y), exp)
+        assert len(calls) == (len(TARGETS) if door else 4 * len(TARGETS)), fn
+        assert eltwise._eltwise._fuse_entries(f) == int(door)
+        calls.clear()
+
 def test_door_follows_set_target():
     """A signature registered under one target runs the current target's kernels after
     set_target, as the unfused call does (float64 power's last bit differs between targets

@@ -397,6 +397,20 @@ class _Native:
 FAST = True
 
 
+def _door_dtype(dt):
+    """Whether the door reads NumPy scalars of dtype dt (as 0-d arrays): built-in bool,
+    integer and float types of at most 8 bytes."""
+    return dt.isbuiltin == 1 and dt.kind in "biuf" and dt.itemsize <= 8
+
+
+def _door_scalar_dtype(v):
+    """v's dtype if v is a NumPy scalar (not a Python scalar) the door reads, else None."""
+    if isinstance(v, np.generic) and not isinstance(v, (bool, int, float)) and \
+            _door_dtype(v.dtype):
+        return v.dtype
+    return None
+
+
 def fast_spec(graph, key):
     """The arguments of ``_eltwise._fuse_remember`` (after the door) that let a fused
     function's C++ door run calls of this graph's signature itself; None where it cannot.
@@ -406,7 +420,8 @@ def fast_spec(graph, key):
     nothing checked per call here (no integer division, which reports by errstate); `key`
     (the signature's entries, one per positional argument) must name arrays, NumPy scalars
     of built-in bool, integer and float types (read as 0-d arrays) and Python scalars
-    only, ints below 2**63. The door checks each call's own values (alignment,
+    only, ints below 2**63; constants in fn may be arrays, such NumPy scalars and Python
+    scalars. The door checks each call's own values (alignment,
     byte order, a float scalar's range) and leaves the call to Python where they fail.
     """
     plan, native = graph.plan, graph.plan.native
@@ -423,8 +438,7 @@ def fast_spec(graph, key):
             args.append((3, k[1], k[2]))
         elif isinstance(k[0], tuple) and isinstance(k[1], np.dtype):
             args.append((0, k[0], k[1]))
-        elif k[0] == "scalar" and k[1].isbuiltin == 1 and k[1].kind in "biuf" and \
-                k[1].itemsize <= 8:
+        elif k[0] == "scalar" and _door_dtype(k[1]):
             args.append((4, k[1]))
         else:
             return None
@@ -443,6 +457,10 @@ def fast_spec(graph, key):
             arg, const, shape = i, None, args[i][1] if args[i][0] == 0 else ()
         elif kind == CONST and type(i) is np.ndarray:
             arg, const, shape = -1, i, i.shape
+        elif kind == CONST and _door_scalar_dtype(i) is not None:
+            # A NumPy scalar constant (np.float32(0.05) in fn): its 0-d array, read
+            # as the executor reads such an argument.
+            arg, const, shape = -1, np.asarray(i), ()
         else:
             return None
         axes = None
