@@ -90,10 +90,13 @@ HWY_INLINE void LoadOne(D d, const char* p, Slot<D, K>& s) {
 // dtype and whether it is one value, an op's operands' slots, all decided
 // once per call (ChainCases), so that an instruction costs one jump per K
 // vectors, not a switch on its kind, then on the slot, then on the dtype
-// (the dispatch is most of a short program's cost).
-//   load: slot << 4 | source << 1 | one (source: kSources' index)
-//   op:   64 | op << 3 | swapped << 2 | (values pending - 2)
+// (the dispatch is most of a short program's cost). A load of the program's
+// own dtype followed by an op is one operand-op case: one jump, not two.
+//   load:       slot << 4 | source << 1 | one (source: SourceIndex)
+//   op:         64 | op << 3 | swapped << 2 | (values pending - 2)
+//   operand-op: 128 | op << 4 | swapped << 3 | one << 2 | the value's slot
 constexpr uint8_t kOpCase = 64;
+constexpr uint8_t kOperandCase = 128;
 
 // The sources a load converts from, by index: the program's dtype first.
 inline int SourceIndex(DType from, DType t) {
@@ -108,28 +111,42 @@ inline int SourceIndex(DType from, DType t) {
   }
 }
 
-// cases[k] = instruction k's case (above), for a program of dtype t.
-inline void ChainCases(const ChainInstr* code, size_t n_code, DType t, uint8_t* cases) {
-  size_t depth = 0;  // values pending
-  for (size_t k = 0; k < n_code; ++k) {
+// Decodes the program `code` of dtype t into cases[m] and their operands
+// ptrs[m], m < the count returned: a load of dtype t followed by an op (whose
+// operands are then the value below and the load) becomes one operand-op
+// case on that value's slot.
+inline size_t ChainCases(const ChainInstr* code, size_t n_code, DType t, uint8_t* cases,
+                         const char** ptrs) {
+  size_t depth = 0, m = 0;  // values pending, cases made
+  for (size_t k = 0; k < n_code; ++k, ++m) {
     const ChainInstr& c = code[k];
+    ptrs[m] = c.p;
     if (c.op == kChainLoad) {
-      cases[k] = static_cast<uint8_t>(depth << 4 | SourceIndex(c.from, t) << 1 | (c.one ? 1 : 0));
+      if (k + 1 < n_code && code[k + 1].op != kChainLoad && c.from == t) {
+        const int op = code[k + 1].op & ~kChainSwapped;
+        const int swapped = (code[k + 1].op & kChainSwapped) ? 1 : 0;
+        cases[m] = static_cast<uint8_t>(kOperandCase | op << 4 | swapped << 3 |
+                                        (c.one ? 4 : 0) | (depth - 1));
+        ++k;  // the op: depth is unchanged
+        continue;
+      }
+      cases[m] = static_cast<uint8_t>(depth << 4 | SourceIndex(c.from, t) << 1 | (c.one ? 1 : 0));
       ++depth;
     } else {
       const int op = c.op & ~kChainSwapped, swapped = (c.op & kChainSwapped) ? 1 : 0;
-      cases[k] = static_cast<uint8_t>(kOpCase | op << 3 | swapped << 2 | (depth - 2));
+      cases[m] = static_cast<uint8_t>(kOpCase | op << 3 | swapped << 2 | (depth - 2));
       --depth;
     }
   }
+  return m;
 }
 
-// Runs the register program (at most kDepth values pending; cases from
-// ChainCases) on K vectors of elements at a time from i while they end by
-// `end`, handing each result vector to store(vector, element index);
-// returns the next i.
+// Runs the register program (at most kDepth values pending; n cases and
+// their operands from ChainCases) on K vectors of elements at a time from i
+// while they end by `end`, handing each result vector to store(vector,
+// element index); returns the next i.
 template <size_t K, size_t kDepth, class D, class Store>
-HWY_INLINE size_t ChainVectors(D d, const ChainInstr* code, const uint8_t* cases, size_t n_code,
+HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* cases, size_t n,
                                size_t i, size_t end, Store store) {
   using T = hn::TFromD<D>;
   constexpr bool kF64 = std::is_same<T, double>::value;  // int32, float32: to float64 only
@@ -143,17 +160,17 @@ HWY_INLINE size_t ChainVectors(D d, const ChainInstr* code, const uint8_t* cases
       HWY_UNROLL(8)
       for (size_t k = 0; k < K; ++k) slot.v[k] = hn::Zero(d);
     }
-    for (size_t k = 0; k < n_code; ++k) {
-      // (code[k].p is read in the load cases only: GCC's code for a read
+    for (size_t k = 0; k < n; ++k) {
+      // (ptrs[k] is read in the load cases only: GCC's code for a read
       // before the switch, for every instruction, ran markedly slower.)
       switch (cases[k]) {
 // A load into slot S (cases of slots the program cannot reach are empty).
 #define ELTWISE_CHAIN_LOAD(S, SOURCE, From, kOk)                                     \
   case S << 4 | SOURCE << 1:                                                         \
-    if constexpr (S < kDepth && (kOk)) LoadMany<From>(d, code[k].p, i, s[S < kDepth ? S : 0]); \
+    if constexpr (S < kDepth && (kOk)) LoadMany<From>(d, ptrs[k], i, s[S < kDepth ? S : 0]); \
     break;                                                                           \
   case S << 4 | SOURCE << 1 | 1:                                                     \
-    if constexpr (S < kDepth && (kOk)) LoadOne<From>(d, code[k].p, s[S < kDepth ? S : 0]);     \
+    if constexpr (S < kDepth && (kOk)) LoadOne<From>(d, ptrs[k], s[S < kDepth ? S : 0]);     \
     break;
 #define ELTWISE_CHAIN_LOADS(S)                       \
   ELTWISE_CHAIN_LOAD(S, 0, T, true)                  \
@@ -190,6 +207,35 @@ HWY_INLINE size_t ChainVectors(D d, const ChainInstr* code, const uint8_t* cases
         ELTWISE_CHAIN_OPS(2)
         ELTWISE_CHAIN_OPS(3)
         ELTWISE_CHAIN_OPS(4)
+// The value in slot S op an operand of the program's dtype (one value or
+// many), the result in slot S.
+#define ELTWISE_CHAIN_OPERAND(S, OP, Op)                                                 \
+  case kOperandCase | OP << 4 | S:                                                       \
+    if constexpr (S < kDepth) { Slot<D, K> y; LoadMany<T>(d, ptrs[k], i, y);             \
+      Apply<Op, false>(d, s[S < kDepth ? S : 0], y); }                                   \
+    break;                                                                               \
+  case kOperandCase | OP << 4 | 4 | S:                                                   \
+    if constexpr (S < kDepth) { Slot<D, K> y; LoadOne<T>(d, ptrs[k], y);                 \
+      Apply<Op, false>(d, s[S < kDepth ? S : 0], y); }                                   \
+    break;                                                                               \
+  case kOperandCase | OP << 4 | 8 | S:                                                   \
+    if constexpr (S < kDepth) { Slot<D, K> y; LoadMany<T>(d, ptrs[k], i, y);             \
+      Apply<Op, true>(d, s[S < kDepth ? S : 0], y); }                                    \
+    break;                                                                               \
+  case kOperandCase | OP << 4 | 8 | 4 | S:                                               \
+    if constexpr (S < kDepth) { Slot<D, K> y; LoadOne<T>(d, ptrs[k], y);                 \
+      Apply<Op, true>(d, s[S < kDepth ? S : 0], y); }                                    \
+    break;
+#define ELTWISE_CHAIN_OPERANDS(S)                          \
+  ELTWISE_CHAIN_OPERAND(S, kChainAdd, AddOp)               \
+  ELTWISE_CHAIN_OPERAND(S, kChainSubtract, SubtractOp)     \
+  ELTWISE_CHAIN_OPERAND(S, kChainMultiply, MultiplyOp)     \
+  ELTWISE_CHAIN_OPERAND(S, kChainDivide, FloatTrueDivide)
+        ELTWISE_CHAIN_OPERANDS(0)
+        ELTWISE_CHAIN_OPERANDS(1)
+        ELTWISE_CHAIN_OPERANDS(2)
+#undef ELTWISE_CHAIN_OPERANDS
+#undef ELTWISE_CHAIN_OPERAND
 #undef ELTWISE_CHAIN_OPS
 #undef ELTWISE_CHAIN_OP
 #undef ELTWISE_CHAIN_LOADS
@@ -222,21 +268,21 @@ inline size_t ChainDepth(const ChainInstr* code, size_t n_code) {
 // fewer dispatches per element.
 constexpr size_t kWide = HWY_TARGET <= HWY_AVX3 ? 8 : 4;
 
-// Runs the program over elements [i, n) whole vectors at a time, kWide (up
-// to three values pending) or kWide / 2 of them per value while they fit,
-// then one at a time.
+// Runs the program (n_cases cases from ChainCases; `depth`: ChainDepth) over
+// elements [i, n) whole vectors at a time, kWide (up to three values
+// pending) or kWide / 2 of them per value while they fit, then one at a time.
 template <class D, class Store>
-HWY_INLINE size_t ChainWholeVectors(D d, const ChainInstr* code, const uint8_t* cases,
-                                    size_t n_code, size_t i, size_t n, Store store) {
-  const size_t depth = ChainDepth(code, n_code);
+HWY_INLINE size_t ChainWholeVectors(D d, const char* const* ptrs, const uint8_t* cases,
+                                    size_t n_cases, size_t depth, size_t i, size_t n,
+                                    Store store) {
   if (depth <= 2) {
-    i = ChainVectors<kWide, 2>(d, code, cases, n_code, i, n, store);
+    i = ChainVectors<kWide, 2>(d, ptrs, cases, n_cases, i, n, store);
   } else if (depth == 3) {
-    i = ChainVectors<kWide, 3>(d, code, cases, n_code, i, n, store);
+    i = ChainVectors<kWide, 3>(d, ptrs, cases, n_cases, i, n, store);
   } else {
-    i = ChainVectors<kWide / 2, kMaxChainDepth>(d, code, cases, n_code, i, n, store);
+    i = ChainVectors<kWide / 2, kMaxChainDepth>(d, ptrs, cases, n_cases, i, n, store);
   }
-  return ChainVectors<1, kMaxChainDepth>(d, code, cases, n_code, i, n, store);
+  return ChainVectors<1, kMaxChainDepth>(d, ptrs, cases, n_cases, i, n, store);
 }
 
 // core/fused.h ChainKernel for T: whole vectors (all operands of an element
@@ -252,7 +298,10 @@ void ChainLoop(const ChainInstr* code, size_t n_code, char* pout, size_t n, unsi
   const size_t N = hn::Lanes(d);
   T* out = reinterpret_cast<T*>(pout);
   uint8_t cases[3 * kMaxChainSteps];  // at most two loads and an op per step
-  ChainCases(code, n_code, std::is_same<T, double>::value ? DType::kF64 : DType::kF32, cases);
+  const char* ptrs[3 * kMaxChainSteps];
+  const size_t depth = ChainDepth(code, n_code);
+  constexpr DType kT = std::is_same<T, double>::value ? DType::kF64 : DType::kF32;
+  const size_t n_dec = ChainCases(code, n_code, kT, cases, ptrs);
   const auto store_u = [&](hn::Vec<decltype(d)> v, size_t j) { hn::StoreU(v, d, out + j); };
   const auto store_1 = [&](hn::Vec<decltype(d1)> v, size_t j) { hn::StoreU(v, d1, out + j); };
   size_t i = 0;
@@ -260,13 +309,13 @@ void ChainLoop(const ChainInstr* code, size_t n_code, char* pout, size_t n, unsi
       reinterpret_cast<uintptr_t>(out) % sizeof(T) == 0) {
     const size_t misalign = reinterpret_cast<uintptr_t>(out) % (N * sizeof(T));
     const size_t head = misalign ? (N * sizeof(T) - misalign) / sizeof(T) : 0;
-    i = ChainVectors<1, kMaxChainDepth>(d1, code, cases, n_code, i, head, store_1);
+    i = ChainVectors<1, kMaxChainDepth>(d1, ptrs, cases, n_dec, i, head, store_1);
     const auto stream = [&](hn::Vec<decltype(d)> v, size_t j) { hn::Stream(v, d, out + j); };
-    i = ChainWholeVectors(d, code, cases, n_code, i, n, stream);
+    i = ChainWholeVectors(d, ptrs, cases, n_dec, depth, i, n, stream);
     if (!(hints & kHintNoFlush)) hwy::FlushStream();
   }
-  i = ChainWholeVectors(d, code, cases, n_code, i, n, store_u);
-  ChainVectors<1, kMaxChainDepth>(d1, code, cases, n_code, i, n, store_1);
+  i = ChainWholeVectors(d, ptrs, cases, n_dec, depth, i, n, store_u);
+  ChainVectors<1, kMaxChainDepth>(d1, ptrs, cases, n_dec, i, n, store_1);
 }
 
 // Fills the chain kernels for the current target.
