@@ -199,14 +199,15 @@ HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* case
                       s[PENDING <= kDepth ? PENDING - 1 : 0]);                          \
     }                                                                                   \
     break;
-#define ELTWISE_CHAIN_OPS(PENDING)                              \
-  ELTWISE_CHAIN_OP(PENDING, kChainAdd, AddOp)                   \
-  ELTWISE_CHAIN_OP(PENDING, kChainSubtract, SubtractOp)         \
-  ELTWISE_CHAIN_OP(PENDING, kChainMultiply, MultiplyOp)         \
-  ELTWISE_CHAIN_OP(PENDING, kChainDivide, FloatTrueDivide)
-        ELTWISE_CHAIN_OPS(2)
-        ELTWISE_CHAIN_OPS(3)
-        ELTWISE_CHAIN_OPS(4)
+// X(A, op, functor) for each ChainOp.
+#define ELTWISE_CHAIN_FOR_OPS(X, A)        \
+  X(A, kChainAdd, AddOp)                   \
+  X(A, kChainSubtract, SubtractOp)         \
+  X(A, kChainMultiply, MultiplyOp)         \
+  X(A, kChainDivide, FloatTrueDivide)
+        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, 2)
+        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, 3)
+        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, 4)
 // The value in slot S op an operand of the program's dtype (one value or
 // many), the result in slot S.
 #define ELTWISE_CHAIN_OPERAND(S, OP, Op)                                                 \
@@ -226,17 +227,11 @@ HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* case
     if constexpr (S < kDepth) { Slot<D, K> y; LoadOne<T>(d, ptrs[k], y);                 \
       Apply<Op, true>(d, s[S < kDepth ? S : 0], y); }                                    \
     break;
-#define ELTWISE_CHAIN_OPERANDS(S)                          \
-  ELTWISE_CHAIN_OPERAND(S, kChainAdd, AddOp)               \
-  ELTWISE_CHAIN_OPERAND(S, kChainSubtract, SubtractOp)     \
-  ELTWISE_CHAIN_OPERAND(S, kChainMultiply, MultiplyOp)     \
-  ELTWISE_CHAIN_OPERAND(S, kChainDivide, FloatTrueDivide)
-        ELTWISE_CHAIN_OPERANDS(0)
-        ELTWISE_CHAIN_OPERANDS(1)
-        ELTWISE_CHAIN_OPERANDS(2)
-#undef ELTWISE_CHAIN_OPERANDS
+        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 0)
+        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 1)
+        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 2)
+#undef ELTWISE_CHAIN_FOR_OPS
 #undef ELTWISE_CHAIN_OPERAND
-#undef ELTWISE_CHAIN_OPS
 #undef ELTWISE_CHAIN_OP
 #undef ELTWISE_CHAIN_LOADS
 #undef ELTWISE_CHAIN_LOAD
