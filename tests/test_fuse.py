@@ -826,6 +826,15 @@ def _chain_values(dt, shape, rng):
     return v
 
 
+def _plain_function(n, body):
+    """A function of n plain positional parameters, returning body(their tuple): the fused
+    function's C++ door runs functions of plain parameters, not *args."""
+    names = ", ".join(f"a{k}" for k in range(n))
+    scope = {"body": body}
+    exec(f"def fn({names}):\n    return body(({names},))", scope)
+    return scope["fn"]
+
+
 def _make_chain(dt, shape, depth, rng):
     """(chain, unfused_chain, leaves): chain(x, *ys) applies `depth` random steps of
     CHAIN_OPS to x, each with an operand of a random kind on a random side: an array of
@@ -897,11 +906,7 @@ def _make_chain(dt, shape, depth, rng):
                 acc = getattr(eltwise, name)(a, b)
         return acc
 
-    # Plain parameters, as the fused function's C++ door runs (not *ys).
-    names = "".join(f"y{k}, " for k in range(len(leaves) - 1))
-    scope = {"run": run}
-    exec(f"def chain(x, {names}):\n    return run(x, ({names}), True)", scope)
-    chain = scope["chain"]
+    chain = _plain_function(len(leaves), lambda args: run(args[0], args[1:], True))
 
     def unfused_chain(x, *ys):
         """The unfused result, and where it may differ in NaN payload: elements where
@@ -990,10 +995,7 @@ def test_register_path_only_for_trees():
                 return args[0] - args[1]
             half = len(args) // 2
             return E.divide(tree(args[:half], h - 1), tree(args[half:], h - 1))
-        names = ", ".join(f"a{k}" for k in range(2 ** (height + 1)))
-        scope = {"tree": tree, "height": height}
-        exec(f"def fn({names}):\n    return tree(({names},), height)", scope)
-        return scope["fn"]
+        return _plain_function(2 ** (height + 1), lambda args: tree(args, height))
 
     leaves8 = tuple(rng.standard_normal(300).astype(np.float32) for _ in range(8))
 
