@@ -266,6 +266,17 @@ def run_chain(chain, rng, quick, budget, threads, fused_peers):
             {"detail": detail} if detail else {})}
         if status != "wrong":
             calls["eltwise fused, keywords"] = by_keyword
+        # The cached call and the one call again, each writing into an out= array.
+        ref_arr = np.asarray(ref)
+        out_fused, out_one = np.empty_like(ref_arr), np.empty_like(ref_arr)
+        with_out = lambda: fused(*args, out=out_fused)  # noqa: E731
+        status, detail = cases.compare(np.asarray(with_out()), ref, 0)
+        rec["libs"]["eltwise fused, out="] = {"check": status, **(
+            {"detail": detail} if detail else {})}
+        if status != "wrong":
+            calls["eltwise fused, out="] = with_out
+        rec["libs"]["eltwise one call, out="] = {"check": "one eltwise.add, not the chain"}
+        calls["eltwise one call, out="] = lambda: eltwise.add(args[0], args[1], out=out_one)
     for name, t in timing.interleaved(calls, budget, first).items():
         rec["libs"][name].update(median_s=t.median, min_s=t.min, samples=t.samples,
                                  gbps=rec["bytes"] / t.median / 1e9)
@@ -312,6 +323,16 @@ def goals(meta, records):
 
     rows.append(("the same with the operands by keyword (one call / fused >= 0.5)", tiny,
                  by_keyword, 0.5))
+
+    def with_out(r):
+        if r["libs"].get("eltwise fused, out=", {}).get("check") == "wrong":
+            return 0.0
+        k = r["libs"].get("eltwise fused, out=", {}).get("median_s")
+        o = r["libs"].get("eltwise one call, out=", {}).get("median_s")
+        return o / k if k and o else None
+
+    rows.append(("the same, each writing into out= (one call / fused >= 0.5)", tiny,
+                 with_out, 0.5))
     for goal, recs, value, need in rows:
         vals = [(value(r), r) for r in recs]
         vals = [(v, r) for v, r in vals if v is not None]

@@ -687,6 +687,128 @@ def test_door_runs_registered_signatures(dt, monkeypatch):
         calls.clear()
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.int32], ids=lambda d: np.dtype(d).name)
+def test_door_writes_out(dt, monkeypatch):
+    """A registered signature's calls with out= run in the door too (a first call with
+    out= registers it): the results are written into out (strided, reversed, Fortran
+    order, every result of a tuple in its position) with the unfused bits on every target
+    and thread count, and the call returns out (the same array; a new tuple of the out
+    arrays for a tuple result); out=None is no out; keywords and defaults still bind."""
+    calls = door_calls(monkeypatch)
+    rng = np.random.default_rng(13)
+    for fn, make in DOOR_CASES[:-1]:  # (the last one divides integers: never the door)
+        f = eltwise.fuse(fn)
+        args = make(rng, dt)
+        with np.errstate(all="ignore"):
+            exp = fn(*args)
+        exps = exp if isinstance(exp, tuple) else (exp,)
+
+        def outs(layout):
+            made = []
+            for e in exps:
+                if layout == "c":
+                    o = np.empty_like(e)
+                elif layout == "f":
+                    o = np.empty(e.shape, e.dtype, order="F")
+                elif layout == "reversed":
+                    o = np.empty_like(e)[(slice(None, None, -1),) * e.ndim]
+                else:  # every other element of a larger array
+                    o = np.empty(e.shape[:-1] + (2 * e.shape[-1],), e.dtype)[..., ::2]
+                o[...] = 77
+                made.append(o)
+            return tuple(made)
+
+        first = outs("c")
+        got = f(*args, out=first if isinstance(exp, tuple) else first[0])
+        assert len(calls) == 1 and eltwise._eltwise._fuse_entries(f) == 1, fn
+        for target in TARGETS:
+            eltwise.set_target(target)
+            f(*args)  # registers this target's kernels (test_door_follows_set_target)
+            for threads in (1, 2):
+                eltwise.set_num_threads(threads)
+                for layout in ("c", "f", "reversed", "strided"):
+                    o = outs(layout)
+                    given = o if isinstance(exp, tuple) else o[0]
+                    before = len(calls)
+                    got = f(*args, out=given)
+                    assert len(calls) == before, (fn, target, layout)
+                    if isinstance(exp, tuple):
+                        assert type(got) is tuple and all(g is q for g, q in zip(got, o))
+                    else:
+                        assert got is given
+                    for g, e in zip(o, exps):
+                        assert_bits(g, e)
+            assert_bits(f(*args, out=None), exp)
+        calls.clear()
+    # Keywords, defaults and out= together, on a plain-parameter function.
+    f = eltwise.fuse(lambda x, y, s=2.0: (x - y) * s)
+    x, y = (rng_array(rng, dt, (4, 5)) for _ in range(2))
+    exp = E.multiply(E.subtract(x, y), 2.0)
+    o = np.empty_like(exp)
+    f(x, y, out=o)
+    calls.clear()
+    for call in (lambda: f(x, y, out=o), lambda: f(x, y=y, out=o),
+                 lambda: f(y=y, x=x, s=2.0, out=o), lambda: f(x, out=o, y=y)):
+        o[...] = 0
+        assert call() is o
+        assert_bits(o, exp)
+    assert len(calls) == 0
+
+
+def test_door_leaves_out_it_cannot_write_to_python(monkeypatch):
+    """out= the door does not write itself reaches Python, which gives the unfused results
+    and errors: an out that is an operand or overlaps one (a temporary first), of another
+    dtype (a cast), a subclass, a tuple of one, unaligned, byte-swapped, read-only, of
+    another shape, outs of a tuple result that overlap each other."""
+    calls = door_calls(monkeypatch)
+    f = eltwise.fuse(lambda x, s: (x + s) * s)
+    x = np.arange(12, dtype=np.float32)
+    exp = (x + 2) * 2
+    f(x, 2.0, out=np.empty(12, np.float32))
+    assert len(calls) == 1
+
+    def reaches_python(*args, **kwargs):
+        before = len(calls)
+        got = f(*args, **kwargs)
+        assert len(calls) == before + 1, kwargs
+        return got
+
+    y = x.copy()
+    assert reaches_python(y, 2.0, out=y) is y and list(y) == list(exp)
+    big = np.arange(24, dtype=np.float32)
+    assert reaches_python(big[:12], 2.0, out=big[6:18]) is not None
+    assert list(big[6:18]) == list((np.arange(12) + 2) * 2)
+    o64 = np.empty(12, np.float64)
+    assert reaches_python(x, 2.0, out=o64) is o64 and list(o64) == list(exp)
+
+    class Sub(np.ndarray):
+        pass
+
+    sub = np.empty(12, np.float32).view(Sub)
+    assert reaches_python(x, 2.0, out=sub) is sub and list(sub) == list(exp)
+    one = np.empty(12, np.float32)
+    assert reaches_python(x, 2.0, out=(one,)) is one and list(one) == list(exp)
+    raw = np.zeros(12 * 4 + 1, np.uint8)
+    unaligned = raw[1:].view(np.float32)
+    assert reaches_python(x, 2.0, out=unaligned) is unaligned
+    assert list(unaligned) == list(exp)
+    swapped = np.empty(12, ">f4")
+    assert reaches_python(x, 2.0, out=swapped) is swapped and list(swapped) == list(exp)
+    frozen = np.empty(12, np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        f(x, 2.0, out=frozen)
+    with pytest.raises(ValueError, match="shape"):
+        f(x, 2.0, out=np.empty(13, np.float32))
+    g = eltwise.fuse(_two_results_out_of_order)
+    a, b = x + 1, x - 1
+    g(a, b, out=(np.empty(12, np.float32), np.empty(12, np.float32)))
+    calls.clear()
+    both = np.empty(12, np.float32)
+    g(a, b, out=(both, both))
+    assert len(calls) == 1
+
+
 def test_door_runs_numpy_scalar_constants(monkeypatch):
     """NumPy scalar constants in fn (np.float32(0.05), np.int8(3), np.uint16(7)) are read as
     0-d arrays, as such arguments are: the door runs the calls after the first, with the
@@ -810,7 +932,7 @@ def _chain_values(dt, shape, rng):
     payloads and both signs (a NaN result keeps one operand's payload, which shows the
     operand order), +-0, +-inf, +-MAX, subnormals and +-1."""
     dt = np.dtype(dt)
-    f = np.finfo(dt)
+    f = ml_dtypes.finfo(dt)
     u = uint_of(dt)
     top = np.uint64(1) << np.uint64(8 * dt.itemsize - 1)
     quiet = int(np.array(np.nan, dt).view(u))
@@ -841,9 +963,10 @@ def _make_chain(dt, shape, depth, rng):
     dt or of a narrower dtype that converts to dt exactly, a scalar, a row, a per-channel
     value, or a subtree (a step of two arrays)."""
     ch = shape[1]
-    narrow = [np.int8, np.uint8, np.int16, np.uint16]
-    if dt == np.float64:
-        narrow += [np.int32, np.float32]
+    half = dt in (np.float16, BF16)
+    narrow = {np.float32: [np.int8, np.uint8, np.int16, np.uint16, np.float16, BF16],
+              np.float64: [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.float32],
+              np.float16: [np.int8, np.uint8], BF16: [np.int8, np.uint8]}[dt]
     leaves = [_chain_values(dt, shape, rng)]
     links = []
     for _ in range(depth):
@@ -858,7 +981,7 @@ def _make_chain(dt, shape, depth, rng):
             y = float(rng.choice([0.5, -3.0, 0.0, -0.0, np.inf, np.nan, 1e30, 7.25]))
         elif kind == "numpy":  # numpy.float64 is a float the Python loop reads: 0-d there
             y = np.array(rng.choice([2.0, -0.25, np.inf, 0.0]), dt)
-            y = y[()] if dt == np.float32 else y
+            y = y[()] if dt in (np.float32, np.float16) else y
         elif kind == "pdpd":
             y = _chain_values(dt, (ch,), rng)
         elif kind == "row":
@@ -868,14 +991,15 @@ def _make_chain(dt, shape, depth, rng):
         elif kind == "narrow":  # the whole shape, one per channel, or 0-d
             n = np.dtype(narrow[int(rng.integers(0, len(narrow)))])
             s = [shape, (ch,) + (1,) * (len(shape) - 2), ()][int(rng.integers(0, 3))]
-            if n.kind == "f":
+            if not np.issubdtype(n, np.integer):
                 y = _chain_values(n, s, rng)
             else:
                 info = np.iinfo(n)
                 y = np.asarray(rng.integers(info.min, int(info.max) + 1, s)).astype(n)
         else:  # a subtree: its own step of two arrays (one maybe narrow)
             y = (str(rng.choice(CHAIN_OPS)), _chain_values(dt, shape, rng),
-                 rng.integers(-300, 300, shape).astype(np.int16) if rng.random() < 0.5
+                 (rng.integers(-100, 100, shape).astype(np.int8) if half else
+                  rng.integers(-300, 300, shape).astype(np.int16)) if rng.random() < 0.5
                  else _chain_values(dt, shape, rng))
         if kind == "tree":
             leaves += [y[1], y[2]]
@@ -926,11 +1050,14 @@ def assert_bits_but_nan_payloads(got, exp, either):
     assert np.all(same | (either & np.isnan(got) & np.isnan(exp))), np.nonzero(~same)
 
 
-@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16, BF16],
+                         ids=lambda d: np.dtype(d).name)
 def test_register_chains_bit_for_bit(dt, monkeypatch):
     """Chains of float add, subtract, multiply and divide run on the register path (one
     kernel call per row, each value in a register from the first step to the last;
-    src/core/fused.h, ChainOp): operands full arrays, Python and NumPy scalars, rows,
+    src/core/fused.h, ChainOp; float16 and bfloat16 computed in float32 and rounded at
+    every step, as each unfused call rounds): operands full arrays, Python and NumPy
+    scalars, rows,
     per-channel values (pdpd axis=1 and NumPy's (C, 1, ...)), arrays of narrower dtypes
     (converted exactly), subtrees of two arrays, on either side of each step;
     specials throughout (NaN payloads show the operand order; +-0, +-inf, MAX,
@@ -939,7 +1066,7 @@ def test_register_chains_bit_for_bit(dt, monkeypatch):
     of a NaN from two NaNs at an add or multiply: docs/semantics.md), on every target at 1
     and 2 threads (the two large arrays: one target each), and the door registers each
     signature it takes as a chain."""
-    rng = np.random.default_rng(41 if dt == np.float32 else 42)
+    rng = np.random.default_rng({np.float32: 41, np.float64: 42, np.float16: 43, BF16: 44}[dt])
     default = _fuse_run.BLOCK_BYTES
     item = np.dtype(dt).itemsize
     cases = [((3, 5, 333), 20_000), ((2, 4, 1029), None), ((1, 3, 7), None),
@@ -961,19 +1088,22 @@ def test_register_chains_bit_for_bit(dt, monkeypatch):
                 with np.errstate(all="ignore"):
                     assert_bits_but_nan_payloads(f(*leaves), exp, either)
                     assert_bits_but_nan_payloads(f(*leaves), exp, either)  # the door's
-        # (A divide with an integer operand is left to Python, no door entry.)
-        assert eltwise._eltwise._fuse_chains(f) == eltwise._eltwise._fuse_entries(f)
+        # (A divide with an integer operand is left to Python, no door entry. A Python
+        # float makes a bfloat16 chain float32 from its node on, as NumPy promotes: one
+        # program of two dtypes, which runs step by step.)
+        if exp.dtype == dt:
+            assert eltwise._eltwise._fuse_chains(f) == eltwise._eltwise._fuse_entries(f)
         registered += eltwise._eltwise._fuse_entries(f)
     assert registered >= 6  # of 12
 
 
 def test_register_path_only_for_trees():
-    """The register path takes programs that are one expression tree of float32/float64
-    add, subtract, multiply and divide with exactly converted operands and at most four
-    values pending (src/core/fused.h, ChainOp); others run step by step (and still give
-    the unfused bits): a result read twice, two outputs, float16, another op, an operand
-    whose conversion is not among the register path's (uint32 to float64), a tree that
-    needs five values pending."""
+    """The register path takes programs that are one expression tree of float32, float64,
+    float16 or bfloat16 add, subtract, multiply and divide with exactly converted operands
+    and at most four values pending (src/core/fused.h, ChainOp, kChainSources); others
+    run step by step (and still give the unfused bits): a result read twice, two
+    outputs, another op, an operand whose conversion is not among the register path's
+    (uint32 or float16 to float64), a tree that needs five values pending."""
     rng = np.random.default_rng(5)
     x, y = (rng.standard_normal((4, 300)).astype(np.float32) for _ in range(2))
     x64 = x.astype(np.float64)
@@ -981,6 +1111,7 @@ def test_register_path_only_for_trees():
     i32 = rng.integers(-9, 9, (4, 300)).astype(np.int32)
     u32 = rng.integers(0, 9, (4, 300)).astype(np.uint32)
     h = x.astype(np.float16)
+    b16 = x.astype(BF16)
     E = eltwise
 
     def reused(x, y):
@@ -1006,7 +1137,10 @@ def test_register_path_only_for_trees():
         (lambda x, i: (x - i) * 2, (x, i8), 1),
         (lambda x, i: (x + i) * 2, (x, i32), 1),  # float64 steps, both operands converted
         (lambda x, u: (x + u) * 2, (x64, u32), 0),
-        (lambda a, b: (a - b) * a, (h, h), 0),
+        (lambda a, b: (a - b) * a, (h, h), 1),
+        (lambda a, b: (a - b) * a, (b16, b16), 1),
+        (lambda x, a, b: (x - a) * b, (x, h, b16), 1),  # 16-bit floats to float32
+        (lambda x, a: (x - a) * 2, (x64, h), 0),  # float16 to float64: not a source
         (lambda x, y: E.maximum(x - y, y) * 2, (x, y), 0),
         (lambda x, y: (x - y) * (y + 1), (x, y), 1),
         (lambda x, y: x - (y - (x - (y - x))), (x, y), 1),  # the deeper operand first
@@ -1024,7 +1158,7 @@ def test_register_path_only_for_trees():
 
 def test_door_leaves_other_calls_to_python(monkeypatch):
     """Calls the door does not run reach Python and give the unfused results, errors and
-    warnings: a new signature, out=, an unknown keyword, an unaligned or byte-swapped
+    warnings: a new signature, an unknown keyword, an unaligned or byte-swapped
     array, a NumPy scalar of a subclass or a user dtype, an ndarray subclass, a float beyond
     float32, a Python int of another range."""
     calls = door_calls(monkeypatch)
@@ -1043,9 +1177,6 @@ def test_door_leaves_other_calls_to_python(monkeypatch):
         assert len(calls) == before + 1, (args, kwargs)
         return got, [str(w.message) for w in caught]
 
-    out = np.empty(12, np.float32)
-    got, _ = reaches_python(x, 2.0, out=out)
-    assert got is out and list(out) == list((x + 2) * 2)
     with pytest.raises(TypeError, match="unexpected keyword argument 't'"):
         f(x, s=2.0, t=1)
     raw = np.zeros(12 * 4 + 1, np.uint8)

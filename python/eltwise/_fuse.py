@@ -202,8 +202,9 @@ class Fused:
                 self._graphs.pop(next(iter(self._graphs)))
             self._graphs[key] = graph
         result = _fuse_run.run(graph, values, out, self._fn.__qualname__)
-        # The door runs this signature's next calls itself where it can (see _door).
-        if out is None and self._door is not None and type(layout) is int:
+        # The door runs this signature's next calls itself where it can (see _door), with
+        # or without out= (the program does not depend on it).
+        if self._door is not None and type(layout) is int:
             spec = graph.fast_spec
             if spec is False:
                 spec = graph.fast_spec = _fuse_run.fast_spec(graph, key[1:])

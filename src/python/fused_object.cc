@@ -180,12 +180,73 @@ bool Silent(PyObject* o, DType compute) {
          compute == DType::kF32 || compute == DType::kF64;
 }
 
-// Runs entry e on the matched arguments. nullptr with *declined (nothing
-// written, no error set) where this call's values need the implementation:
-// an operand that is not aligned and native, a constant whose shape or
-// dtype changed, a scalar Silent refuses or whose conversion raises. nullptr
-// with an error set, *declined false, where the run itself failed.
-PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
+// The bytes an array's elements span, [*lo, *hi) (empty for no elements):
+// the bounds np.may_share_memory compares. (A valid array's extent lies in
+// memory, so no sum overflows.)
+void Extent(PyArrayObject* a, const char** lo, const char** hi) {
+  const char* base = PyArray_BYTES(a);
+  npy_intp first = 0, last = 0;
+  for (int i = 0; i < PyArray_NDIM(a); ++i) {
+    const npy_intp dim = PyArray_DIM(a, i), stride = PyArray_STRIDE(a, i);
+    if (dim == 0) {
+      *lo = *hi = base;
+      return;
+    }
+    (stride < 0 ? first : last) += stride * (dim - 1);
+  }
+  *lo = base + first;
+  *hi = base + last + PyArray_ITEMSIZE(a);
+}
+
+bool MayShareMemory(PyArrayObject* a, PyArrayObject* b) {
+  const char *alo, *ahi, *blo, *bhi;
+  Extent(a, &alo, &ahi);
+  Extent(b, &blo, &bhi);
+  return alo < bhi && blo < ahi;
+}
+
+// The arrays of a call's out= for entry e's outputs, in program order, in
+// outs[k]: false (nothing set but outs) where the implementation takes the
+// call: an out it raises on (not the result's count, shape or dtype,
+// read-only), one it converts or copies (another dtype, not aligned and
+// native, a subclass, a tuple of one for a single result), or outs that may
+// share memory with each other.
+bool OutArrays(const Entry& e, PyObject* out, const FusedProgram& p, PyArrayObject** outs) {
+  const size_t nout = e.out_descrs.size();
+  if (e.tuple_result &&
+      (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != static_cast<Py_ssize_t>(nout))) {
+    return false;
+  }
+  for (size_t k = 0; k < nout; ++k) {
+    PyObject* o = e.tuple_result ? PyTuple_GET_ITEM(out, e.positions[k]) : out;
+    if (!PyArray_CheckExact(o)) return false;
+    PyArrayObject* a = reinterpret_cast<PyArrayObject*>(o);
+    PyArray_Descr* want = reinterpret_cast<PyArray_Descr*>(e.out_descrs[k].get());
+    if ((PyArray_DESCR(a) != want && !PyArray_EquivTypes(PyArray_DESCR(a), want)) ||
+        !PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a) || !PyArray_ISWRITEABLE(a) ||
+        PyArray_NDIM(a) != p.ndim) {
+      return false;
+    }
+    for (int i = 0; i < p.ndim; ++i) {
+      if (PyArray_DIM(a, i) != p.shape[i]) return false;
+    }
+    for (size_t j = 0; j < k; ++j) {
+      if (MayShareMemory(a, outs[j])) return false;
+    }
+    outs[k] = a;
+  }
+  return true;
+}
+
+// Runs entry e on the matched arguments, its results into `out` (out=, the
+// call's; null for new arrays). nullptr with *declined (nothing written, no
+// error set) where this call's values need the implementation: an operand
+// that is not aligned and native, a constant whose shape or dtype changed,
+// a scalar Silent refuses or whose conversion raises, an out OutArrays
+// leaves to it or that may share memory with an operand (the implementation
+// computes into a temporary then). nullptr with an error set, *declined
+// false, where the run itself failed.
+PyObject* RunEntry(const Entry& e, PyObject* const* args, PyObject* out, bool* declined) {
   *declined = true;
   // After set_target the steps' kernels are another target's: the
   // implementation runs the call, and registers the program anew.
@@ -202,6 +263,8 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
     unsigned char b[16];
   };
   SmallBuffer<NumberBytes, 4> numbers(e.numbers);
+  SmallBuffer<PyArrayObject*, 4> out_arrays(nout);
+  if (out && !OutArrays(e, out, p, out_arrays.get())) return nullptr;
   for (size_t k = 0; k < nin; ++k) {
     const InputSpec& in = e.inputs[k];
     if (in.number >= 0) {
@@ -220,6 +283,9 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
       return nullptr;
     }
     if (!PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a)) return nullptr;
+    for (size_t j = 0; out && j < nout; ++j) {
+      if (MayShareMemory(a, out_arrays[j])) return nullptr;
+    }
     FusedView& v = views[k];
     v.base = PyArray_BYTES(a);
     v.dtype = p.inputs[k].dtype;
@@ -263,11 +329,16 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
   SmallBuffer<Ref, 4> outs(nout);
   SmallBuffer<bool, 4> new_pages(nout);
   for (size_t k = 0; k < nout; ++k) {
-    PyArray_Descr* d = reinterpret_cast<PyArray_Descr*>(e.out_descrs[k].get());
-    Py_INCREF(d);  // NewResultArray steals it
     bool fresh = false;
-    outs[k].reset(NewResultArray(d, nd, dims, nullptr, &fresh));
-    if (!outs[k]) return nullptr;
+    if (out) {
+      Py_INCREF(out_arrays[k]);
+      outs[k].reset(reinterpret_cast<PyObject*>(out_arrays[k]));
+    } else {
+      PyArray_Descr* d = reinterpret_cast<PyArray_Descr*>(e.out_descrs[k].get());
+      Py_INCREF(d);  // NewResultArray steals it
+      outs[k].reset(NewResultArray(d, nd, dims, nullptr, &fresh));
+      if (!outs[k]) return nullptr;
+    }
     new_pages[k] = fresh;
     FusedView& v = views[nin + k];
     v.base = PyArray_BYTES(outs[k].arr());
@@ -308,14 +379,16 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, bool* declined) {
 // The arguments of a call that names parameters by keyword or leaves them
 // to their defaults, in parameter order in `full` (borrowed from the call
 // and from f->defaults, which outlive it), as the implementation orders them
-// (_fuse.Fused._leaves); false, with nothing set, for any call it would not
+// (_fuse.Fused._leaves), keyword out_at (out=, or -1) left out; false, with
+// nothing set, for any call it would not
 // order so (an unknown, repeated or positional-only keyword, a parameter
 // left unset): the implementation then raises the call's error or takes it.
 bool InParameterOrder(const FusedObject* f, PyObject* const* args, Py_ssize_t n,
-                      PyObject* kwnames, PyObject** full, Py_ssize_t total) {
+                      PyObject* kwnames, Py_ssize_t out_at, PyObject** full, Py_ssize_t total) {
   for (Py_ssize_t i = 0; i < total; ++i) full[i] = i < n ? args[i] : nullptr;
   const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t j = 0; j < nk; ++j) {
+    if (j == out_at) continue;  // out=, never a parameter
     PyObject* key = PyTuple_GET_ITEM(kwnames, j);
     Py_ssize_t at = -1;
     for (Py_ssize_t i = n; i < total && at < 0; ++i) {
@@ -347,7 +420,18 @@ bool InParameterOrder(const FusedObject* f, PyObject* const* args, Py_ssize_t n,
 PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   FusedObject* f = As(self);
   const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-  const bool keywords = kwnames && PyTuple_GET_SIZE(kwnames) > 0;
+  // out= is the implementation's own keyword (never one of fn's parameters):
+  // the results' arrays, None as if not given.
+  const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  Py_ssize_t out_at = -1;
+  for (Py_ssize_t j = 0; j < nk && out_at < 0; ++j) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, j);
+    if (PyUnicode_CheckExact(key) && PyUnicode_CompareWithASCIIString(key, "out") == 0) {
+      out_at = j;
+    }
+  }
+  PyObject* out = out_at >= 0 && args[n + out_at] != Py_None ? args[n + out_at] : nullptr;
+  const bool keywords = nk > (out_at >= 0 ? 1 : 0);
   // A call of a plain-parameter function with keywords or defaults runs as
   // the same call with every argument positional would (the implementation
   // registers it under that signature).
@@ -371,7 +455,7 @@ PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
     }
     Py_INCREF(f->defaults);
     defaults.reset(f->defaults);
-    eligible = InParameterOrder(f, args, n, kwnames, full, total);
+    eligible = InParameterOrder(f, args, n, kwnames, out_at, full, total);
     if (eligible) {
       run_args = full;
       run_n = total;
@@ -389,7 +473,7 @@ PyObject* Vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObj
       bool declined = false;
       PyObject* r;
       try {
-        r = RunEntry(*hit, run_args, &declined);
+        r = RunEntry(*hit, run_args, out, &declined);
       } catch (const std::bad_alloc&) {
         return PyErr_NoMemory();
       }

@@ -4,7 +4,9 @@
 // of the registered shapes and dtypes, NumPy scalars of the registered
 // built-in types, Python floats, bools and ints of the registered kinds;
 // passed positionally or, for a function of plain parameters, by keyword or
-// left to their defaults) runs the graph's program
+// left to their defaults; with or without out=, whose arrays it writes where
+// they are exact arrays of the results' dtypes and shape, aligned, native,
+// writeable and sharing no memory with an operand) runs the graph's program
 // on the C++ block executor (core/fused.h) without entering Python; every
 // other call, and every call the door declines on its values, is the
 // implementation's, which gives the same results (docs/fuse.md, "How it
