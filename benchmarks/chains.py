@@ -266,10 +266,13 @@ def run_chain(chain, rng, quick, budget, threads, fused_peers):
             {"detail": detail} if detail else {})}
         if status != "wrong":
             calls["eltwise fused, keywords"] = by_keyword
-        # The cached call and the one call again, each writing into an out= array.
+        # The cached call and the one call again, each writing into an out= array
+        # (fused(a, b, ..., out=o) as code writes it; fused(*args, out=o) would time
+        # CPython's packing of the keyword into a dict too).
         ref_arr = np.asarray(ref)
         out_fused, out_one = np.empty_like(ref_arr), np.empty_like(ref_arr)
-        with_out = lambda: fused(*args, out=out_fused)  # noqa: E731
+        with_out = eval("lambda: fused(" + ", ".join(xs) + ", out=out_fused)",
+                        {"fused": fused, "out_fused": out_fused, **xs})
         status, detail = cases.compare(np.asarray(with_out()), ref, 0)
         rec["libs"]["eltwise fused, out="] = {"check": status, **(
             {"detail": detail} if detail else {})}
