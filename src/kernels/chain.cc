@@ -215,14 +215,14 @@ HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* case
 #define ELTWISE_CHAIN_OP(PENDING, OP, Op)                                               \
   case kOpCase | OP << 3 | (PENDING - 2):                                               \
     if constexpr (PENDING <= kDepth) {                                                  \
-      Apply<Op, false, S>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                       \
-                       s[PENDING <= kDepth ? PENDING - 1 : 0]);                         \
+      Apply<Op, false, S>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                    \
+                          s[PENDING <= kDepth ? PENDING - 1 : 0]);                      \
     }                                                                                   \
     break;                                                                              \
   case kOpCase | OP << 3 | 4 | (PENDING - 2):                                           \
     if constexpr (PENDING <= kDepth) {                                                  \
-      Apply<Op, true, S>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                        \
-                      s[PENDING <= kDepth ? PENDING - 1 : 0]);                          \
+      Apply<Op, true, S>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                     \
+                         s[PENDING <= kDepth ? PENDING - 1 : 0]);                       \
     }                                                                                   \
     break;
 // X(A, op, functor) for each ChainOp.
