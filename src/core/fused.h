@@ -35,72 +35,26 @@ struct FusedView {
 };
 
 // The register path (fused.cc, RunTiles): a program whose steps form one
-// expression tree of add, subtract, multiply and divide in float32, float64,
-// float16 or bfloat16 runs as one kernel call per row of a block, each
-// element's values held in registers from the first step to the last,
-// instead of each step storing its tile. Such a program: every step computes
-// in and returns the same dtype T; every step's result is read by exactly
-// one later step, but the last step's, the one output; every input is of T
-// or converts to it exactly (ChainCastIsExact); evaluated the operand that
-// needs more first, at most kMaxChainDepth values are pending at once.
+// expression tree of float32 or float64 add, subtract, multiply and divide
+// runs as one kernel call per row of a block, each element's values held in
+// registers from the first step to the last, instead of each step storing
+// its tile. Such a program: every step computes in and returns the same
+// dtype T; every step's result is read by exactly one later step, but the
+// last step's, the one output; every input is of T or converts to it
+// exactly (ChainCastIsExact); evaluated the operand that needs more first,
+// at most kMaxChainDepth values are pending at once.
 // kernels/chain.cc computes each step with the functor of the step's own
 // loop (kernels/basic_ops-inl.h) on the same operands in the same order,
-// rounded once (float16 and bfloat16: computed in float32 and rounded to T
-// after every step, as each unfused call rounds its result), so the bits are
-// the unfused calls'.
+// rounded once, so the bits are the unfused calls'.
 enum ChainOp : int {
   kChainAdd, kChainSubtract, kChainMultiply, kChainDivide, kChainLoad,
   kChainSwapped = 8,  // or'ed into an op: its operands were pushed second first
 };
 
-// The register path's program dtypes and, for each, the dtypes its loads
-// convert from, exactly for every value (so any conversion gives CastRun's
-// bits), the program's own first: 8- and 16-bit integers, float16 and
-// bfloat16 to float32; 8- and 16-bit integers, int32 and float32 to
-// float64. (A float16 or bfloat16 program reads its own dtype only: a
-// conversion to either is not CastIsExact, so no such input reaches the
-// executor.) kernels/chain.cc loads source k of a program by this table; at
-// most kMaxChainSources each (its case encoding holds a source in three
-// bits).
-constexpr int kMaxChainSources = 7;
-struct ChainSources {
-  DType program;
-  int n;
-  DType from[kMaxChainSources];
-};
-inline constexpr ChainSources kChainSources[] = {
-    {DType::kF32, 7,
-     {DType::kF32, DType::kI8, DType::kU8, DType::kI16, DType::kU16, DType::kF16, DType::kBF16}},
-    {DType::kF64, 7,
-     {DType::kF64, DType::kI8, DType::kU8, DType::kI16, DType::kU16, DType::kI32, DType::kF32}},
-    {DType::kF16, 1, {DType::kF16}},
-    {DType::kBF16, 1, {DType::kBF16}},
-};
-
-// The row of kChainSources of program dtype t, or null.
-constexpr const ChainSources* ChainSourcesOf(DType t) {
-  for (const ChainSources& s : kChainSources) {
-    if (s.program == t) return &s;
-  }
-  return nullptr;
-}
-
-// The index of `from` among the sources of a program of dtype `to`, or -1.
-constexpr int ChainSourceIndex(DType from, DType to) {
-  const ChainSources* s = ChainSourcesOf(to);
-  if (s == nullptr) return -1;
-  for (int k = 0; k < s->n; ++k) {
-    if (s->from[k] == from) return k;
-  }
-  return -1;
-}
-
-constexpr bool ChainCastIsExact(DType from, DType to) { return ChainSourceIndex(from, to) >= 0; }
-
 // The ChainOp of `op` on `compute`, or -1 where the register path does not
 // run it.
 constexpr int ChainOpOf(OpId op, DType compute) {
-  if (ChainSourcesOf(compute) == nullptr) return -1;
+  if (compute != DType::kF32 && compute != DType::kF64) return -1;
   switch (op) {
     case OpId::kAdd: return kChainAdd;
     case OpId::kSubtract: return kChainSubtract;
@@ -108,6 +62,16 @@ constexpr int ChainOpOf(OpId op, DType compute) {
     case OpId::kDivide: return kChainDivide;
     default: return -1;
   }
+}
+
+// The conversions of an input to the register path's dtype `to`: exact for
+// every value (so any conversion gives CastRun's bits): 8- and 16-bit
+// integers to float32 or float64, int32 and float32 to float64.
+constexpr bool ChainCastIsExact(DType from, DType to) {
+  const bool narrow = from == DType::kI8 || from == DType::kU8 || from == DType::kI16 ||
+                      from == DType::kU16;
+  return from == to || (to == DType::kF32 && narrow) ||
+         (to == DType::kF64 && (narrow || from == DType::kI32 || from == DType::kF32));
 }
 
 // One instruction of a register program, in postfix order: kChainLoad pushes

@@ -1,16 +1,13 @@
 // Kernels: the register path of fused chains (core/fused.h, ChainOp): an
-// expression tree of add, subtract, multiply and divide in float32,
-// float64, float16 or bfloat16 as a postfix program over at most
-// kMaxChainDepth pending values, computed a few vectors of elements at a
-// time with every value in registers from the first step to the last. Each
-// step applies the functor its own loop applies (basic_ops-inl.h) to the
-// same operands in the same order, in the same compute lanes (Arith: float32
-// for the 16-bit floats, each result then rounded to its dtype by the
-// conversions the loop's store makes, RoundedTo); every operation is IEEE,
-// rounded once, and every operand conversion exact, so a lane's result
-// depends on nothing but its own operands, and the bits are the unfused
-// calls' on every target (this file is compiled with -ffp-contract=off: no
-// multiply and add of two steps become one FMA).
+// expression tree of float32 or float64 add, subtract, multiply and divide,
+// as a postfix program over at most kMaxChainDepth pending values, computed
+// a few vectors of elements at a time with every value in registers from
+// the first step to the last. Each step applies the functor its own loop
+// applies (basic_ops-inl.h) to the same operands in the same order; every
+// operation is IEEE, rounded once, and every operand conversion exact, so a
+// lane's result depends on nothing but its own operands, and the bits are
+// the unfused calls' on every target (this file is compiled with
+// -ffp-contract=off: no multiply and add of two steps become one FMA).
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/chain.cc"
@@ -18,7 +15,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "core/dtype.h"
@@ -28,7 +24,6 @@
 #include "kernels/table.h"
 // Per target (after hwy/highway.h):
 #include "kernels/basic_ops-inl.h"
-#include "kernels/lanes-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {
@@ -44,39 +39,15 @@ struct Slot {
   hn::Vec<D> v[K];
 };
 
-// lo = op(lo, hi), or op(hi, lo) where kSwapped, vector by vector, each
-// result rounded to the program's storage S where S is a 16-bit float.
-template <class Op, bool kSwapped, typename S, class D, size_t K>
+// lo = op(lo, hi), or op(hi, lo) where kSwapped, vector by vector.
+template <class Op, bool kSwapped, class D, size_t K>
 HWY_INLINE void Apply(D d, Slot<D, K>& lo, const Slot<D, K>& hi) {
   const Op op;
   HWY_UNROLL(8)
   for (size_t k = 0; k < K; ++k) {
-    const auto r = kSwapped ? op(d, hi.v[k], lo.v[k]) : op(d, lo.v[k], hi.v[k]);
-    if constexpr (kIsHalf<S>) {
-      lo.v[k] = RoundedTo<S>(d, r);
-    } else {
-      lo.v[k] = r;
-    }
+    lo.v[k] = kSwapped ? op(d, hi.v[k], lo.v[k]) : op(d, lo.v[k], hi.v[k]);
   }
 }
-
-// The storage type of each source dtype of kChainSources.
-template <DType kId> struct SourceStorage { using type = void; };
-template <> struct SourceStorage<DType::kF32> { using type = float; };
-template <> struct SourceStorage<DType::kF64> { using type = double; };
-template <> struct SourceStorage<DType::kF16> { using type = hwy::float16_t; };
-template <> struct SourceStorage<DType::kBF16> { using type = hwy::bfloat16_t; };
-template <> struct SourceStorage<DType::kI8> { using type = int8_t; };
-template <> struct SourceStorage<DType::kU8> { using type = uint8_t; };
-template <> struct SourceStorage<DType::kI16> { using type = int16_t; };
-template <> struct SourceStorage<DType::kU16> { using type = uint16_t; };
-template <> struct SourceStorage<DType::kI32> { using type = int32_t; };
-
-// The storage of source k of programs of storage S (void past their last).
-template <typename S, int k>
-using SourceOf = typename SourceStorage<(k < ChainSourcesOf(DTypeOf<S>())->n
-                                             ? ChainSourcesOf(DTypeOf<S>())->from[k]
-                                             : DType::kBool)>::type;
 
 // One vector of elements from p + i of storage From, converted to d's lanes
 // (exactly: ChainCastIsExact).
@@ -85,8 +56,6 @@ HWY_INLINE hn::Vec<D> LoadAs(D d, const From* p, size_t i) {
   using T = hn::TFromD<D>;
   if constexpr (std::is_same<From, T>::value) {
     return hn::LoadU(d, p + i);
-  } else if constexpr (kIsHalf<From>) {
-    return WidenFrom<From>(d, hn::LoadU(hn::Rebind<From, D>(), p + i));
   } else if constexpr (std::is_same<From, float>::value || std::is_same<From, int32_t>::value) {
     return hn::PromoteTo(d, hn::LoadU(hn::Rebind<From, D>(), p + i));
   } else {
@@ -112,14 +81,7 @@ HWY_INLINE void LoadMany(D d, const char* p, size_t i, Slot<D, K>& s) {
 }
 template <typename From, class D, size_t K>
 HWY_INLINE void LoadOne(D d, const char* p, Slot<D, K>& s) {
-  hn::Vec<D> v;
-  if constexpr (kIsHalf<From>) {
-    From x;
-    memcpy(&x, p, sizeof(x));
-    v = WidenFrom<From>(d, SplatStorage(hn::Rebind<From, D>(), x));
-  } else {
-    v = hn::Set(d, static_cast<hn::TFromD<D>>(*reinterpret_cast<const From*>(p)));
-  }
+  const auto v = hn::Set(d, static_cast<hn::TFromD<D>>(*reinterpret_cast<const From*>(p)));
   HWY_UNROLL(8)
   for (size_t k = 0; k < K; ++k) s.v[k] = v;
 }
@@ -130,11 +92,24 @@ HWY_INLINE void LoadOne(D d, const char* p, Slot<D, K>& s) {
 // vectors, not a switch on its kind, then on the slot, then on the dtype
 // (the dispatch is most of a short program's cost). A load of the program's
 // own dtype followed by an op is one operand-op case: one jump, not two.
-//   load:       slot << 4 | source << 1 | one (source: ChainSourceIndex)
+//   load:       slot << 4 | source << 1 | one (source: SourceIndex)
 //   op:         64 | op << 3 | swapped << 2 | (values pending - 2)
 //   operand-op: 128 | op << 4 | swapped << 3 | one << 2 | the value's slot
 constexpr uint8_t kOpCase = 64;
 constexpr uint8_t kOperandCase = 128;
+
+// The sources a load converts from, by index: the program's dtype first.
+inline int SourceIndex(DType from, DType t) {
+  if (from == t) return 0;
+  switch (from) {
+    case DType::kI8: return 1;
+    case DType::kU8: return 2;
+    case DType::kI16: return 3;
+    case DType::kU16: return 4;
+    case DType::kI32: return 5;
+    default: return 6;  // float32 (to float64)
+  }
+}
 
 // Decodes the program `code` of dtype t into cases[m] and their operands
 // ptrs[m], m < the count returned: a load of dtype t followed by an op (whose
@@ -155,8 +130,7 @@ inline size_t ChainCases(const ChainInstr* code, size_t n_code, DType t, uint8_t
         ++k;  // the op: depth is unchanged
         continue;
       }
-      cases[m] =
-          static_cast<uint8_t>(depth << 4 | ChainSourceIndex(c.from, t) << 1 | (c.one ? 1 : 0));
+      cases[m] = static_cast<uint8_t>(depth << 4 | SourceIndex(c.from, t) << 1 | (c.one ? 1 : 0));
       ++depth;
     } else {
       const int op = c.op & ~kChainSwapped, swapped = (c.op & kChainSwapped) ? 1 : 0;
@@ -167,13 +141,15 @@ inline size_t ChainCases(const ChainInstr* code, size_t n_code, DType t, uint8_t
   return m;
 }
 
-// Runs the register program of storage S (at most kDepth values pending; n
-// cases and their operands from ChainCases) on K vectors of elements at a
-// time from i while they end by `end`, handing each result vector (d's
-// lanes: Arith<S>) to store(vector, element index); returns the next i.
-template <typename S, size_t K, size_t kDepth, class D, class Store>
+// Runs the register program (at most kDepth values pending; n cases and
+// their operands from ChainCases) on K vectors of elements at a time from i
+// while they end by `end`, handing each result vector to store(vector,
+// element index); returns the next i.
+template <size_t K, size_t kDepth, class D, class Store>
 HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* cases, size_t n,
                                size_t i, size_t end, Store store) {
+  using T = hn::TFromD<D>;
+  constexpr bool kF64 = std::is_same<T, double>::value;  // int32, float32: to float64 only
   const size_t N = hn::Lanes(d);
   for (; i + K * N <= end; i += K * N) {
     Slot<D, K> s[kDepth];
@@ -188,24 +164,22 @@ HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* case
       // (ptrs[k] is read in the load cases only: GCC's code for a read
       // before the switch, for every instruction, ran markedly slower.)
       switch (cases[k]) {
-// A load into slot SLOT of source SOURCE of the program's kChainSources
-// row (cases of slots the program cannot reach, or of sources it does not
-// have, are empty).
-#define ELTWISE_CHAIN_LOAD(SLOT, SOURCE)                                                  \
-  case SLOT << 4 | SOURCE << 1:                                                           \
-    if constexpr (SLOT < kDepth && !std::is_void<SourceOf<S, SOURCE>>::value) {           \
-      LoadMany<SourceOf<S, SOURCE>>(d, ptrs[k], i, s[SLOT < kDepth ? SLOT : 0]);          \
-    }                                                                                     \
-    break;                                                                                \
-  case SLOT << 4 | SOURCE << 1 | 1:                                                       \
-    if constexpr (SLOT < kDepth && !std::is_void<SourceOf<S, SOURCE>>::value) {           \
-      LoadOne<SourceOf<S, SOURCE>>(d, ptrs[k], s[SLOT < kDepth ? SLOT : 0]);              \
-    }                                                                                     \
+// A load into slot S (cases of slots the program cannot reach are empty).
+#define ELTWISE_CHAIN_LOAD(S, SOURCE, From, kOk)                                     \
+  case S << 4 | SOURCE << 1:                                                         \
+    if constexpr (S < kDepth && (kOk)) LoadMany<From>(d, ptrs[k], i, s[S < kDepth ? S : 0]); \
+    break;                                                                           \
+  case S << 4 | SOURCE << 1 | 1:                                                     \
+    if constexpr (S < kDepth && (kOk)) LoadOne<From>(d, ptrs[k], s[S < kDepth ? S : 0]);     \
     break;
-#define ELTWISE_CHAIN_LOADS(SLOT)                                                     \
-  ELTWISE_CHAIN_LOAD(SLOT, 0) ELTWISE_CHAIN_LOAD(SLOT, 1) ELTWISE_CHAIN_LOAD(SLOT, 2) \
-  ELTWISE_CHAIN_LOAD(SLOT, 3) ELTWISE_CHAIN_LOAD(SLOT, 4) ELTWISE_CHAIN_LOAD(SLOT, 5) \
-  ELTWISE_CHAIN_LOAD(SLOT, 6)
+#define ELTWISE_CHAIN_LOADS(S)                       \
+  ELTWISE_CHAIN_LOAD(S, 0, T, true)                  \
+  ELTWISE_CHAIN_LOAD(S, 1, int8_t, true)             \
+  ELTWISE_CHAIN_LOAD(S, 2, uint8_t, true)            \
+  ELTWISE_CHAIN_LOAD(S, 3, int16_t, true)            \
+  ELTWISE_CHAIN_LOAD(S, 4, uint16_t, true)           \
+  ELTWISE_CHAIN_LOAD(S, 5, int32_t, kF64)            \
+  ELTWISE_CHAIN_LOAD(S, 6, float, kF64)
         ELTWISE_CHAIN_LOADS(0)
         ELTWISE_CHAIN_LOADS(1)
         ELTWISE_CHAIN_LOADS(2)
@@ -215,14 +189,14 @@ HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* case
 #define ELTWISE_CHAIN_OP(PENDING, OP, Op)                                               \
   case kOpCase | OP << 3 | (PENDING - 2):                                               \
     if constexpr (PENDING <= kDepth) {                                                  \
-      Apply<Op, false, S>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                    \
-                          s[PENDING <= kDepth ? PENDING - 1 : 0]);                      \
+      Apply<Op, false>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                       \
+                       s[PENDING <= kDepth ? PENDING - 1 : 0]);                         \
     }                                                                                   \
     break;                                                                              \
   case kOpCase | OP << 3 | 4 | (PENDING - 2):                                           \
     if constexpr (PENDING <= kDepth) {                                                  \
-      Apply<Op, true, S>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                     \
-                         s[PENDING <= kDepth ? PENDING - 1 : 0]);                       \
+      Apply<Op, true>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                        \
+                      s[PENDING <= kDepth ? PENDING - 1 : 0]);                          \
     }                                                                                   \
     break;
 // X(A, op, functor) for each ChainOp.
@@ -234,24 +208,24 @@ HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* case
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, 2)
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, 3)
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, 4)
-// The value in slot SLOT op an operand of the program's dtype (one value or
-// many), the result in slot SLOT.
-#define ELTWISE_CHAIN_OPERAND(SLOT, OP, Op)                                              \
-  case kOperandCase | OP << 4 | SLOT:                                                    \
-    if constexpr (SLOT < kDepth) { Slot<D, K> y; LoadMany<S>(d, ptrs[k], i, y);          \
-      Apply<Op, false, S>(d, s[SLOT < kDepth ? SLOT : 0], y); }                          \
+// The value in slot S op an operand of the program's dtype (one value or
+// many), the result in slot S.
+#define ELTWISE_CHAIN_OPERAND(S, OP, Op)                                                 \
+  case kOperandCase | OP << 4 | S:                                                       \
+    if constexpr (S < kDepth) { Slot<D, K> y; LoadMany<T>(d, ptrs[k], i, y);             \
+      Apply<Op, false>(d, s[S < kDepth ? S : 0], y); }                                   \
     break;                                                                               \
-  case kOperandCase | OP << 4 | 4 | SLOT:                                                \
-    if constexpr (SLOT < kDepth) { Slot<D, K> y; LoadOne<S>(d, ptrs[k], y);              \
-      Apply<Op, false, S>(d, s[SLOT < kDepth ? SLOT : 0], y); }                          \
+  case kOperandCase | OP << 4 | 4 | S:                                                   \
+    if constexpr (S < kDepth) { Slot<D, K> y; LoadOne<T>(d, ptrs[k], y);                 \
+      Apply<Op, false>(d, s[S < kDepth ? S : 0], y); }                                   \
     break;                                                                               \
-  case kOperandCase | OP << 4 | 8 | SLOT:                                                \
-    if constexpr (SLOT < kDepth) { Slot<D, K> y; LoadMany<S>(d, ptrs[k], i, y);          \
-      Apply<Op, true, S>(d, s[SLOT < kDepth ? SLOT : 0], y); }                           \
+  case kOperandCase | OP << 4 | 8 | S:                                                   \
+    if constexpr (S < kDepth) { Slot<D, K> y; LoadMany<T>(d, ptrs[k], i, y);             \
+      Apply<Op, true>(d, s[S < kDepth ? S : 0], y); }                                    \
     break;                                                                               \
-  case kOperandCase | OP << 4 | 8 | 4 | SLOT:                                            \
-    if constexpr (SLOT < kDepth) { Slot<D, K> y; LoadOne<S>(d, ptrs[k], y);              \
-      Apply<Op, true, S>(d, s[SLOT < kDepth ? SLOT : 0], y); }                           \
+  case kOperandCase | OP << 4 | 8 | 4 | S:                                               \
+    if constexpr (S < kDepth) { Slot<D, K> y; LoadOne<T>(d, ptrs[k], y);                 \
+      Apply<Op, true>(d, s[S < kDepth ? S : 0], y); }                                    \
     break;
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 0)
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 1)
@@ -292,71 +266,57 @@ constexpr size_t kWide = HWY_TARGET <= HWY_AVX3 ? 8 : 4;
 // Runs the program (n_cases cases from ChainCases; `depth`: ChainDepth) over
 // elements [i, n) whole vectors at a time, kWide (up to three values
 // pending) or kWide / 2 of them per value while they fit, then one at a time.
-template <typename S, class D, class Store>
+template <class D, class Store>
 HWY_INLINE size_t ChainWholeVectors(D d, const char* const* ptrs, const uint8_t* cases,
                                     size_t n_cases, size_t depth, size_t i, size_t n,
                                     Store store) {
   if (depth <= 2) {
-    i = ChainVectors<S, kWide, 2>(d, ptrs, cases, n_cases, i, n, store);
+    i = ChainVectors<kWide, 2>(d, ptrs, cases, n_cases, i, n, store);
   } else if (depth == 3) {
-    i = ChainVectors<S, kWide, 3>(d, ptrs, cases, n_cases, i, n, store);
+    i = ChainVectors<kWide, 3>(d, ptrs, cases, n_cases, i, n, store);
   } else {
-    i = ChainVectors<S, kWide / 2, kMaxChainDepth>(d, ptrs, cases, n_cases, i, n, store);
+    i = ChainVectors<kWide / 2, kMaxChainDepth>(d, ptrs, cases, n_cases, i, n, store);
   }
-  return ChainVectors<S, 1, kMaxChainDepth>(d, ptrs, cases, n_cases, i, n, store);
+  return ChainVectors<1, kMaxChainDepth>(d, ptrs, cases, n_cases, i, n, store);
 }
 
-// core/fused.h ChainKernel for storage S: whole vectors (all operands of an
-// element loaded before its store, so out may be an operand exactly), then
-// single elements (one-lane vectors: the same operations on the same values
-// give the same bits). Results leave the compute lanes by NarrowTo, as the
-// loops store them (exact here: a 16-bit float's value is already rounded).
-// Under kHintStream, whole vectors from out's first vector-aligned element
-// are stored non-temporally (fenced unless kHintNoFlush), as BinaryLoop does.
-template <typename S>
+// core/fused.h ChainKernel for T: whole vectors (all operands of an element
+// loaded before its store, so out may be an operand exactly), then single
+// elements (one-lane vectors: the same operations on the same values give
+// the same bits). Under kHintStream, whole vectors from out's first
+// vector-aligned element are stored non-temporally (fenced unless
+// kHintNoFlush), as BinaryLoop does.
+template <typename T>
 void ChainLoop(const ChainInstr* code, size_t n_code, char* pout, size_t n, unsigned hints) {
-  using C = Arith<S>;
-  const hn::ScalableTag<C> d;
-  const hn::CappedTag<C, 1> d1;
-  const hn::Rebind<S, decltype(d)> ds;
-  const hn::Rebind<S, decltype(d1)> ds1;
+  const hn::ScalableTag<T> d;
+  const hn::CappedTag<T, 1> d1;
   const size_t N = hn::Lanes(d);
-  S* out = reinterpret_cast<S*>(pout);
+  T* out = reinterpret_cast<T*>(pout);
   uint8_t cases[3 * kMaxChainSteps];  // at most two loads and an op per step
   const char* ptrs[3 * kMaxChainSteps];
   const size_t depth = ChainDepth(code, n_code);
-  const size_t n_dec = ChainCases(code, n_code, DTypeOf<S>(), cases, ptrs);
-  const auto store_u = [&](hn::Vec<decltype(d)> v, size_t j) {
-    hn::StoreU(NarrowTo<S>(ds, d, v), ds, out + j);
-  };
-  const auto store_1 = [&](hn::Vec<decltype(d1)> v, size_t j) {
-    hn::StoreU(NarrowTo<S>(ds1, d1, v), ds1, out + j);
-  };
+  constexpr DType kT = std::is_same<T, double>::value ? DType::kF64 : DType::kF32;
+  const size_t n_dec = ChainCases(code, n_code, kT, cases, ptrs);
+  const auto store_u = [&](hn::Vec<decltype(d)> v, size_t j) { hn::StoreU(v, d, out + j); };
+  const auto store_1 = [&](hn::Vec<decltype(d1)> v, size_t j) { hn::StoreU(v, d1, out + j); };
   size_t i = 0;
   if ((hints & kHintStream) && HWY_TARGET != HWY_SCALAR && n >= kWide * N &&
-      reinterpret_cast<uintptr_t>(out) % sizeof(S) == 0) {
-    const size_t misalign = reinterpret_cast<uintptr_t>(out) % (N * sizeof(S));
-    const size_t head = misalign ? (N * sizeof(S) - misalign) / sizeof(S) : 0;
-    i = ChainVectors<S, 1, kMaxChainDepth>(d1, ptrs, cases, n_dec, i, head, store_1);
-    const auto stream = [&](hn::Vec<decltype(d)> v, size_t j) {
-      hn::Stream(NarrowTo<S>(ds, d, v), ds, out + j);
-    };
-    i = ChainWholeVectors<S>(d, ptrs, cases, n_dec, depth, i, n, stream);
+      reinterpret_cast<uintptr_t>(out) % sizeof(T) == 0) {
+    const size_t misalign = reinterpret_cast<uintptr_t>(out) % (N * sizeof(T));
+    const size_t head = misalign ? (N * sizeof(T) - misalign) / sizeof(T) : 0;
+    i = ChainVectors<1, kMaxChainDepth>(d1, ptrs, cases, n_dec, i, head, store_1);
+    const auto stream = [&](hn::Vec<decltype(d)> v, size_t j) { hn::Stream(v, d, out + j); };
+    i = ChainWholeVectors(d, ptrs, cases, n_dec, depth, i, n, stream);
     if (!(hints & kHintNoFlush)) hwy::FlushStream();
   }
-  i = ChainWholeVectors<S>(d, ptrs, cases, n_dec, depth, i, n, store_u);
-  ChainVectors<S, 1, kMaxChainDepth>(d1, ptrs, cases, n_dec, i, n, store_1);
+  i = ChainWholeVectors(d, ptrs, cases, n_dec, depth, i, n, store_u);
+  ChainVectors<1, kMaxChainDepth>(d1, ptrs, cases, n_dec, i, n, store_1);
 }
 
-// Fills the chain kernels for the current target: one per program dtype of
-// kChainSources.
+// Fills the chain kernels for the current target.
 void FillChain(KernelTable& t) {
   t.chain[static_cast<int>(DType::kF32)] = &ChainLoop<float>;
   t.chain[static_cast<int>(DType::kF64)] = &ChainLoop<double>;
-  t.chain[static_cast<int>(DType::kF16)] = &ChainLoop<hwy::float16_t>;
-  t.chain[static_cast<int>(DType::kBF16)] = &ChainLoop<hwy::bfloat16_t>;
-  static_assert(sizeof(kChainSources) / sizeof(kChainSources[0]) == 4,
-                "a chain kernel per program dtype");
 }
 
 }  // namespace HWY_NAMESPACE

@@ -27,7 +27,7 @@ struct KernelTable {
   TransposeKernel transpose_block = nullptr;
   CastKernels cast;  // kernels/cast.cc: the widening conversions
   // kernels/chain.cc: fused chains' register path (core/fused.h ChainOp),
-  // for the program dtypes of kChainSources; null for the other dtypes.
+  // for float32 and float64; null for the other dtypes.
   ChainKernel chain[kNumDTypes] = {};
 };
 
