@@ -317,25 +317,20 @@ def goals(meta, records):
     rows.append(("a cached fused call on n=10 float32 <= 2x one eltwise call (one call / "
                  "fused >= 0.5)", tiny, lambda r: ratio(r, "eltwise one call"), 0.5))
 
-    def by_keyword(r):
-        if r["libs"].get("eltwise fused, keywords", {}).get("check") == "wrong":
-            return 0.0  # other bits than the positional call: the goal fails
-        k = r["libs"].get("eltwise fused, keywords", {}).get("median_s")
-        o = r["libs"].get("eltwise one call", {}).get("median_s")
-        return o / k if k and o else None
+    def versus(fused, one):
+        """one call / the fused call `fused`, both named in a record's libs."""
+        def value(r):
+            if r["libs"].get(fused, {}).get("check") == "wrong":
+                return 0.0  # other bits than the positional call: the goal fails
+            k = r["libs"].get(fused, {}).get("median_s")
+            o = r["libs"].get(one, {}).get("median_s")
+            return o / k if k and o else None
+        return value
 
     rows.append(("the same with the operands by keyword (one call / fused >= 0.5)", tiny,
-                 by_keyword, 0.5))
-
-    def with_out(r):
-        if r["libs"].get("eltwise fused, out=", {}).get("check") == "wrong":
-            return 0.0
-        k = r["libs"].get("eltwise fused, out=", {}).get("median_s")
-        o = r["libs"].get("eltwise one call, out=", {}).get("median_s")
-        return o / k if k and o else None
-
+                 versus("eltwise fused, keywords", "eltwise one call"), 0.5))
     rows.append(("the same, each writing into out= (one call / fused >= 0.5)", tiny,
-                 with_out, 0.5))
+                 versus("eltwise fused, out=", "eltwise one call, out="), 0.5))
     for goal, recs, value, need in rows:
         vals = [(value(r), r) for r in recs]
         vals = [(v, r) for v, r in vals if v is not None]

@@ -15,6 +15,7 @@
 #include "core/thread_pool.h"
 #include "kernels/table.h"
 #include "python/fused_call.h"
+#include "python/overlap.h"
 #include "python/result_memory.h"
 
 namespace py = pybind11;
@@ -178,31 +179,6 @@ bool Silent(PyObject* o, DType compute) {
   }
   return (IsInteger(compute) && !IsCoded(compute)) || compute == DType::kBool ||
          compute == DType::kF32 || compute == DType::kF64;
-}
-
-// The bytes an array's elements span, [*lo, *hi) (empty for no elements):
-// the bounds np.may_share_memory compares. (A valid array's extent lies in
-// memory, so no sum overflows.)
-void Extent(PyArrayObject* a, const char** lo, const char** hi) {
-  const char* base = PyArray_BYTES(a);
-  npy_intp first = 0, last = 0;
-  for (int i = 0; i < PyArray_NDIM(a); ++i) {
-    const npy_intp dim = PyArray_DIM(a, i), stride = PyArray_STRIDE(a, i);
-    if (dim == 0) {
-      *lo = *hi = base;
-      return;
-    }
-    (stride < 0 ? first : last) += stride * (dim - 1);
-  }
-  *lo = base + first;
-  *hi = base + last + PyArray_ITEMSIZE(a);
-}
-
-bool MayShareMemory(PyArrayObject* a, PyArrayObject* b) {
-  const char *alo, *ahi, *blo, *bhi;
-  Extent(a, &alo, &ahi);
-  Extent(b, &blo, &bhi);
-  return alo < bhi && blo < ahi;
 }
 
 // The arrays of a call's out= for entry e's outputs, in program order, in

@@ -26,6 +26,14 @@ void Extent(const char* data, const int64_t* shape, const int64_t* strides, int 
   *hi = base + static_cast<uintptr_t>(high) + itemsize;
 }
 
+// The extent of array a's elements; shape and strides receive its own.
+void ArrayExtent(PyArrayObject* a, int64_t* shape, int64_t* strides, uintptr_t* lo,
+                 uintptr_t* hi) {
+  const int nd = PyArray_NDIM(a);
+  for (int i = 0; i < nd; ++i) { shape[i] = PyArray_DIM(a, i); strides[i] = PyArray_STRIDE(a, i); }
+  Extent(PyArray_BYTES(a), shape, strides, nd, PyArray_ITEMSIZE(a), lo, hi);
+}
+
 }  // namespace
 
 bool Overlaps(const char* data, const Layout& in, size_t itemsize, PyArrayObject* out) {
@@ -33,8 +41,7 @@ bool Overlaps(const char* data, const Layout& in, size_t itemsize, PyArrayObject
   Extent(data, in.shape, in.strides, in.ndim, itemsize, &lo1, &hi1);
   int64_t oshape[kMaxDims], ostr[kMaxDims];
   const int nd = PyArray_NDIM(out);
-  for (int i = 0; i < nd; ++i) { oshape[i] = PyArray_DIM(out, i); ostr[i] = PyArray_STRIDE(out, i); }
-  Extent(PyArray_BYTES(out), oshape, ostr, nd, PyArray_ITEMSIZE(out), &lo2, &hi2);
+  ArrayExtent(out, oshape, ostr, &lo2, &hi2);
   if (lo1 >= hi2 || lo2 >= hi1) return false;
   if (data != PyArray_BYTES(out) || static_cast<int64_t>(itemsize) != PyArray_ITEMSIZE(out)) {
     return true;
@@ -43,6 +50,14 @@ bool Overlaps(const char* data, const Layout& in, size_t itemsize, PyArrayObject
     if (oshape[i] > 1 && in.strides[i] != ostr[i]) return true;
   }
   return false;
+}
+
+bool MayShareMemory(PyArrayObject* a, PyArrayObject* b) {
+  int64_t shape[kMaxDims], strides[kMaxDims];
+  uintptr_t alo, ahi, blo, bhi;
+  ArrayExtent(a, shape, strides, &alo, &ahi);
+  ArrayExtent(b, shape, strides, &blo, &bhi);
+  return alo < bhi && blo < ahi;
 }
 
 }  // namespace eltwise

@@ -1,5 +1,5 @@
 // Memory overlap between an input and `out` (docs/semantics.md: "`out=`": the result is as if
-// the inputs were read before anything was written).
+// the inputs were read before anything was written), and between two arrays.
 #ifndef ELTWISE_PYTHON_OVERLAP_H_
 #define ELTWISE_PYTHON_OVERLAP_H_
 
@@ -13,6 +13,11 @@ namespace eltwise {
 // input read through exactly out's addresses is safe (each element is read
 // before it is written); any other overlap must be copied first.
 bool Overlaps(const char* data, const Layout& in, size_t itemsize, PyArrayObject* out);
+
+// True when the bytes a's elements span and those b's span intersect (the
+// bounds np.may_share_memory compares; an extent beyond the address space
+// counts as everything).
+bool MayShareMemory(PyArrayObject* a, PyArrayObject* b);
 
 }  // namespace eltwise
 
