@@ -608,9 +608,9 @@ def test_float32_power_accuracy_where_log_is_small(target, rng):
                                    BF16], ids=dtype_id)
 def test_float_power_targets_agree(dtype, rng):
     """power is within 1 ULP of NumPy, not bit-exact with it, and within 1 ULP from target
-    to target. float64: the targets with FMA (AVX2, AVX-512) give the same bits (FMA in
-    its double-double steps); float32 and the narrower floats: AVX-512's own form of the
-    method differs from AVX2 in under 1% of the elements, as power's docstring says."""
+    to target. AVX3 and AVX3_DL give the same bits; AVX-512's own form of the method (float32
+    in float32 lanes, float64 on its smaller tables) differs from AVX2 in under 2% of the
+    elements (docs/semantics.md, "Exactness")."""
     x = (10.0 ** rng.uniform(-4, 4, 20000)).astype(dtype)
     y = rng.uniform(-10, 10, 20000).astype(dtype)
     with np.errstate(all="ignore"):
@@ -628,11 +628,12 @@ def test_float_power_targets_agree(dtype, rng):
         assert_same(r, first, ulp=1, inputs=(x, y))
     fma = [t for t in results if t.startswith("AVX")]
     for t in fma:
-        same = results[t].view(np.uint8) == results[fma[0]].view(np.uint8)
-        if dtype == np.float64 or t.startswith("AVX2") == fma[0].startswith("AVX2"):
+        same = (results[t].view(np.uint8).reshape(-1, dtype.itemsize) ==
+                results[fma[0]].view(np.uint8).reshape(-1, dtype.itemsize)).all(axis=1)
+        if t.startswith("AVX2") == fma[0].startswith("AVX2"):
             assert same.all(), t
         else:
-            assert same.mean() > 0.99, (t, same.mean())
+            assert same.mean() > 0.98, (t, same.mean())
 
 
 @pytest.mark.parametrize("layout", ["C", "F", "strided", "0-d"])

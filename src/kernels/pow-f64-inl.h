@@ -26,15 +26,27 @@
 // a subnormal x first recomputes the log of the vector (PowSubnormal). Lanes
 // the fast path could handle get the same bits from these paths, so a lane's
 // bits never depend on its neighbours.
-// Targets with FMA (AVX2, AVX3) give the same bits as each other; SSE4, SSSE3
-// and the scalar target round the polynomials' steps twice and differ from
-// them in the last place of 0.01-0.07% of results (all within 1 ULP). Plain
+// AVX-512 (AVX3, AVX3_DL) runs the same method on smaller tables it looks up by
+// permutes (UseSmallTables): log with 32 subintervals (|r| < 2^-5.4; c = 1 on
+// the one holding 1 and on its lower neighbour, where another c would make
+// log x a small difference), exp with 16 steps (|r| <= ln2/32), longer
+// polynomials (degree 11 and 7), and the extra precision the wider r needs:
+// B3 r^3 in two doubles, its high part summed exactly into the log's; exp's
+// reduced argument kept exact and s (1 + t) formed from two parts. At most
+// 0.507 ULP measured (2.1*10^8 pairs against long double's pow, most of them
+// where the error is largest: x near 1 with |y log x| up to 708, results near
+// overflow and underflow; the worst confirmed with mpmath), so more accurate
+// than the 128-entry form; its bits differ from AVX2's in the last place for
+// about 0.1% of results.
+// On the 128-entry tables, SSE4, SSSE3 and the scalar target round the
+// polynomials' steps twice and differ from AVX2 (FMA) in the last place of
+// 0.01-0.07% of results (all within 1 ULP). Plain
 // multiplies and adds everywhere would make every target agree, at 15% of
 // the speed on AVX2. power.cc is compiled with -ffp-contract=off: GCC would
 // otherwise fuse some Mul + Add pairs into FMAs, target by target.
-// Table lookups: every vector target loads each lane's whole entry and
-// transposes it (AVX2's and AVX-512's gathers are slower); the scalar target
-// gathers.
+// Table lookups: AVX-512 permutes its small tables; the other vector targets
+// load each lane's whole entry and transpose it (gathers are slower); the
+// scalar target gathers.
 
 #if defined(ELTWISE_KERNELS_POW_F64_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ELTWISE_KERNELS_POW_F64_INL_H_
@@ -88,6 +100,53 @@ HWY_INLINE V TwoProdErr(D d, V a, V b, V p) {
 #endif
 }
 
+// c[0] + c[1] r + ... + c[K-1] r^(K-1) by Estrin's scheme: pairs c[2j] + c[2j+1] r,
+// then pairs of those joined by r^2, then by r^4, and so on (r2 = r * r).
+template <class D, size_t K, class V = hn::Vec<D>>
+HWY_INLINE V Estrin(D d, V r, V r2, const double (&c)[K]) {
+  V t[(K + 1) / 2];
+  for (size_t j = 0; j < (K + 1) / 2; ++j) {
+    t[j] = 2 * j + 1 < K ? hn::MulAdd(hn::Set(d, c[2 * j + 1]), r, hn::Set(d, c[2 * j]))
+                         : hn::Set(d, c[2 * j]);
+  }
+  V x = r2;
+  for (size_t m = (K + 1) / 2; m > 1; m = (m + 1) / 2) {
+    for (size_t j = 0; j < m / 2; ++j) t[j] = hn::MulAdd(x, t[2 * j + 1], t[2 * j]);
+    if (m % 2) t[m / 2] = t[m - 1];
+    x = hn::Mul(x, x);
+  }
+  return t[0];
+}
+
+// AVX-512 uses the small tables (pow_f64_tables' kLog*32 and kExp*16 sets): a
+// column of 16 entries is two vectors, one vpermt2pd per lookup (which reads
+// only the index's low four bits), and a column of 32 is two of those and a
+// blend on the index's bit 4. The larger tables' loads and transposes cost
+// about as much as the rest of pow together there.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+inline constexpr bool kSmallTables = true;
+
+// t[i & 31] per lane.
+HWY_INLINE __m512d Permute32(const double* HWY_RESTRICT t, __m512i i) {
+  const __m512d lo = _mm512_permutex2var_pd(_mm512_load_pd(t), i, _mm512_load_pd(t + 8));
+  const __m512d hi = _mm512_permutex2var_pd(_mm512_load_pd(t + 16), i, _mm512_load_pd(t + 24));
+  return _mm512_mask_blend_pd(_mm512_test_epi64_mask(i, _mm512_set1_epi64(16)), lo, hi);
+}
+
+// t[i & 15] per lane.
+HWY_INLINE __m512i Permute16(const uint64_t* HWY_RESTRICT t, __m512i i) {
+  return _mm512_permutex2var_epi64(_mm512_load_si512(t), i, _mm512_load_si512(t + 8));
+}
+#else
+inline constexpr bool kSmallTables = false;
+#endif
+
+// Whether D's vectors take the small tables: eight lanes on AVX-512.
+template <class D>
+constexpr bool UseSmallTables() {
+  return kSmallTables && hn::MaxLanes(D()) == 8;
+}
+
 // Table lookups. Four- and two-lane vectors (AVX2, SSE4): one load per lane of
 // an entry and a transpose, instead of one gather per column (AVX2 gathers
 // cost 30% of the whole pow here).
@@ -119,30 +178,6 @@ HWY_INLINE void LookupLog(D d, VI i, V& invc, V& logc, V& logctail) {
     logc = hn::InterleaveUpper(d, a0, a1);
     logctail = hn::InterleaveLower(d, hn::Load(d, T::kLogTable + 4 * ii[0] + 2),
                                    hn::Load(d, T::kLogTable + 4 * ii[1] + 2));
-    return;
-  }
-#endif
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if constexpr (hn::MaxLanes(D()) == 8) {
-    // Eight entries loaded whole (4 doubles each) and transposed by permutes:
-    // the same values as three gathers, at less cost.
-    alignas(64) uint64_t ii[8];
-    hn::Store(i, hn::RebindToUnsigned<D>(), ii);
-    const auto pair = [&](int a) {
-      return _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_load_pd(T::kLogTable + 4 * ii[a])),
-                                _mm256_load_pd(T::kLogTable + 4 * ii[a + 1]), 1);
-    };
-    const __m512d p01 = pair(0), p23 = pair(2), p45 = pair(4), p67 = pair(6);
-    // [e0[0] e1[0] e2[0] e3[0] e0[1] e1[1] e2[1] e3[1]] and the like
-    const __m512i sel01 = _mm512_setr_epi64(0, 4, 8, 12, 1, 5, 9, 13);
-    const __m512i sel2 = _mm512_setr_epi64(2, 6, 10, 14, 2, 6, 10, 14);
-    const __m512d a01 = _mm512_permutex2var_pd(p01, sel01, p23);
-    const __m512d b01 = _mm512_permutex2var_pd(p45, sel01, p67);
-    const __m512d a2 = _mm512_permutex2var_pd(p01, sel2, p23);
-    const __m512d b2 = _mm512_permutex2var_pd(p45, sel2, p67);
-    invc = V{_mm512_shuffle_f64x2(a01, b01, 0x44)};
-    logc = V{_mm512_shuffle_f64x2(a01, b01, 0xEE)};
-    logctail = V{_mm512_shuffle_f64x2(a2, b2, 0x44)};
     return;
   }
 #endif
@@ -179,25 +214,6 @@ HWY_INLINE void LookupExp(D d, VU j, VU& tail, VU& sbits) {
     return;
   }
 #endif
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if constexpr (hn::MaxLanes(D()) == 8) {
-    alignas(64) uint64_t jj[8];  // entries of 2: tail, sbits
-    hn::Store(j, du, jj);
-    const auto quad = [&](int a) {
-      const auto e = [&](int k) {
-        return _mm_load_si128(reinterpret_cast<const __m128i*>(T::kExpTable + 2 * jj[a + k]));
-      };
-      __m512i v = _mm512_castsi128_si512(e(0));
-      v = _mm512_inserti64x2(v, e(1), 1);
-      v = _mm512_inserti64x2(v, e(2), 2);
-      return _mm512_inserti64x2(v, e(3), 3);
-    };
-    const __m512i q0 = quad(0), q1 = quad(4);
-    tail = VU{_mm512_permutex2var_epi64(q0, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), q1)};
-    sbits = VU{_mm512_permutex2var_epi64(q0, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), q1)};
-    return;
-  }
-#endif
   const hn::RebindToSigned<D> di;
   const auto idx = hn::BitCast(di, hn::ShiftLeft<1>(j));
   tail = hn::GatherIndex(du, T::kExpTable, idx);
@@ -211,16 +227,31 @@ HWY_INLINE void Log(D d, hn::Vec<hn::RebindToUnsigned<D>> ix, V& out_hi, V& out_
   namespace T = ::eltwise::pow_f64_tables;
   const hn::RebindToUnsigned<D> du;
   const hn::RebindToSigned<D> di;
-  const auto tmp = hn::Sub(ix, hn::Set(du, T::kLogOff));
-  const auto i = hn::And(hn::ShiftRight<45>(tmp), hn::Set(du, 127u));
+  constexpr bool kSmall = UseSmallTables<D>();
+  const auto tmp = hn::Sub(ix, hn::Set(du, kSmall ? T::kLogOff32 : T::kLogOff));
   const auto top = hn::And(tmp, hn::Set(du, 0xFFFull << 52));
   const V z = hn::BitCast(d, hn::Sub(ix, top));
-  // k = top >> 52 (arithmetic), converted via the 0x1.8p52 trick (|k| < 1200).
+  // k = top >> 52 (arithmetic), |k| < 1200: converted by AVX-512's int64 ->
+  // float64 conversion or else the 0x1.8p52 trick.
   const auto k = hn::ShiftRight<52>(hn::BitCast(di, tmp));
-  const V kd = hn::Sub(hn::BitCast(d, hn::Add(hn::BitCast(du, k), hn::Set(du, 0x4338000000000000ull))),
-                       hn::Set(d, 0x1.8p52));
+  V kd;
+  if constexpr (kSmall) {
+    kd = hn::ConvertTo(d, k);  // AVX-512 DQ's vcvtqq2pd, exact
+  } else {
+    kd = hn::Sub(hn::BitCast(d, hn::Add(hn::BitCast(du, k), hn::Set(du, 0x4338000000000000ull))),
+                 hn::Set(d, 0x1.8p52));
+  }
   V invc, logc, logctail;
-  LookupLog(d, i, invc, logc, logctail);
+  if constexpr (kSmall) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    const __m512i i = hn::ShiftRight<47>(tmp).raw;  // bits 0-4 index
+    invc = V{Permute32(T::kLogInvC32, i)};
+    logc = V{Permute32(T::kLogC32, i)};
+    logctail = V{Permute32(T::kLogCTail32, i)};
+#endif
+  } else {
+    LookupLog(d, hn::And(hn::ShiftRight<45>(tmp), hn::Set(du, 127u)), invc, logc, logctail);
+  }
 
   // r = z * invc - 1, exact.
 #if HWY_NATIVE_FMA
@@ -241,19 +272,31 @@ HWY_INLINE void Log(D d, hn::Vec<hn::RebindToUnsigned<D>> ix, V& out_hi, V& out_
   const V lo2 = hn::Add(hn::Sub(t1, t2), r);  // |t1| >= |r| or t1 == 0
   const V ar = hn::Mul(hn::Set(d, -0.5), r);
   const V ar2 = hn::Mul(r, ar);  // ~ -r^2/2
-  const V hi = hn::Add(t2, ar2);
+  V hi = hn::Add(t2, ar2);
   const V lo3 = TwoProdErr(d, ar, r, ar2);
   const V lo4 = hn::Add(hn::Sub(t2, hi), ar2);
-  // r^3 (B3 + B4 r + r^2 (B5 + B6 r) + r^4 (B7 + B8 r))
-  const V r2 = hn::Mul(r, r);
-  const V r3 = hn::Mul(r2, r);
-  const V r4 = hn::Mul(r2, r2);
-  const V q01 = hn::MulAdd(hn::Set(d, T::kLogPoly[1]), r, hn::Set(d, T::kLogPoly[0]));
-  const V q23 = hn::MulAdd(hn::Set(d, T::kLogPoly[3]), r, hn::Set(d, T::kLogPoly[2]));
-  const V q45 = hn::MulAdd(hn::Set(d, T::kLogPoly[5]), r, hn::Set(d, T::kLogPoly[4]));
-  const V q = hn::MulAdd(r4, q45, hn::MulAdd(r2, q23, q01));
-  const V p = hn::Mul(r3, q);
-  const V lo = hn::Add(hn::Add(hn::Add(hn::Add(lo1, lo2), lo3), lo4), p);
+  V lo = hn::Add(hn::Add(hn::Add(lo1, lo2), lo3), lo4);
+  if constexpr (kSmall) {
+    // |r| up to 2^-5.4: B3 r^3 in two doubles, its high part summed exactly
+    // into hi, or the roundings of r^3 and of B3 would reach 2^-62 of log|x|.
+    // r^2 = -2 (ar2 + lo3) exactly.
+    const V r2h = hn::Mul(hn::Set(d, -2.0), ar2);
+    const V r2l = hn::Mul(hn::Set(d, -2.0), lo3);
+    const V r3h = hn::Mul(r, r2h);
+    const V r3l = hn::MulAdd(r, r2l, TwoProdErr(d, r, r2h, r3h));  // r^3 - r3h
+    const V b3 = hn::Set(d, T::kLogB3Hi32);
+    const V c3h = hn::Mul(b3, r3h);
+    V c3l = hn::MulAdd(b3, r3l, TwoProdErr(d, b3, r3h, c3h));
+    c3l = hn::MulAdd(hn::Set(d, T::kLogB3Lo32), r3h, c3l);
+    c3l = hn::MulAdd(hn::Mul(r2h, r2h), Estrin(d, r, r2h, T::kLogPoly32), c3l);  // r^4 (B4 + ...)
+    const V hi2 = hn::Add(hi, c3h);
+    lo = hn::Add(lo, hn::Add(hn::Add(hn::Sub(hi, hi2), c3h), c3l));  // |hi| >= |c3h|
+    hi = hi2;
+  } else {
+    // r^3 (B3 + B4 r + ... ), in pairs: (B3 + B4 r) + r^2 (B5 + B6 r) + ...
+    const V r2 = hn::Mul(r, r);
+    lo = hn::Add(lo, hn::Mul(hn::Mul(r2, r), Estrin(d, r, r2, T::kLogPoly)));
+  }
   const V y = hn::Add(hi, lo);
   out_lo = hn::Add(hn::Sub(hi, y), lo);
   out_hi = y;
@@ -266,13 +309,43 @@ HWY_INLINE void MulY(D d, V y, V hi, V lo, V& ehi, V& elo) {
   elo = hn::MulAdd(y, lo, TwoProdErr(d, y, hi, ehi));
 }
 
-// exp(ehi + elo) = s (1 + tmp); returns tmp, sets sbits (s's bits, exponent
-// wrapping modulo 2^64 when |ehi| >= ~708).
+// exp(ehi + elo) = s (1 + thi + tlo); returns thi, sets tlo and sbits (s's
+// bits, exponent wrapping modulo 2^64 when |ehi| >= ~708). With the 128-step
+// table thi is the whole of it (|thi| < 2^-8, one rounding of 2^-62) and tlo
+// is left alone; with the 16 steps of the small tables thi is the exact
+// reduced argument (|thi| < 2^-5.5) and tlo the rest, as one double would
+// round s (1 + thi + tlo) 2^-59 off. ScaleBy takes either.
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE V ExpTmp(D d, V ehi, V elo, hn::Vec<hn::RebindToUnsigned<D>>& sbits) {
+HWY_INLINE V ExpTmp(D d, V ehi, V elo, hn::Vec<hn::RebindToUnsigned<D>>& sbits, V& tlo) {
   namespace T = ::eltwise::pow_f64_tables;
   const hn::RebindToUnsigned<D> du;
   const V shift = hn::Set(d, 0x1.8p52);
+  if constexpr (UseSmallTables<D>()) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    const V kbig = hn::MulAdd(ehi, hn::Set(d, T::kInvLn2N16), shift);
+    const auto ki = hn::BitCast(du, kbig);
+    const V kd = hn::Sub(kbig, shift);
+    // kd ln2/16 = p + perr exactly (ln2/16 = L + Llo in two doubles), so rh =
+    // ehi - p is exact (Sterbenz: ehi and p within a factor 2, or kd = 0) and
+    // rl = elo - perr - kd Llo is below 2^-41 (|ehi| <= 1100, so |elo| and
+    // |perr| are at most 2^-43 and |kd Llo| < 2^-43).
+    const V L = hn::Set(d, T::kLn2N16);
+    const V pr = hn::Mul(kd, L);
+    const V perr = TwoProdErr(d, kd, L, pr);
+    const V rh = hn::Sub(ehi, pr);
+    const V rl = hn::NegMulAdd(kd, hn::Set(d, T::kLn2LoN16), hn::Sub(elo, perr));
+    const V tail = hn::BitCast(d, hn::Vec<decltype(du)>{Permute16(T::kExpTail16, ki.raw)});
+    sbits = hn::Add(hn::Vec<decltype(du)>{Permute16(T::kExpBits16, ki.raw)}, hn::ShiftLeft<48>(ki));
+    // (1 + T)(1 + rh + rh^2 q(rh))(1 + rl) - 1 - rh = T + rl + T rh + rl rh
+    // + (1 + rl) rh^2 q(rh), leaving out terms below 2^-80 (|T| < 2^-53).
+    const V r2 = hn::Mul(rh, rh);
+    const V q = Estrin(d, rh, r2, T::kExpPoly16);
+    V t = hn::MulAdd(tail, rh, hn::Add(tail, rl));
+    t = hn::MulAdd(rl, rh, t);
+    tlo = hn::MulAdd(r2, hn::MulAdd(q, rl, q), t);
+    return rh;
+#endif
+  }
   const V kbig = hn::Add(hn::Mul(ehi, hn::Set(d, T::kInvLn2N)), shift);
   const auto ki = hn::BitCast(du, kbig);
   const V kd = hn::Sub(kbig, shift);
@@ -290,6 +363,28 @@ HWY_INLINE V ExpTmp(D d, V ehi, V elo, hn::Vec<hn::RebindToUnsigned<D>>& sbits) 
   tmp = hn::MulAdd(r2, c23, tmp);
   tmp = hn::MulAdd(hn::Mul(r2, r2), c45, tmp);
   return tmp;
+}
+
+// s (1 + thi + tlo) from ExpTmp's parts, rounded once; *err (if given) gets
+// the rounding error (exact with the 128-step table, to 2^-104 relative with
+// the small tables), for the subnormal results' second rounding.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ScaleBy(D d, V s, V thi, V tlo, V* err = nullptr) {
+  if constexpr (UseSmallTables<D>()) {
+    // v = s + s thi rounded, e its rounding error to 2^-53 (s - v is exact:
+    // v / s is within 2^-5 of 1), then the low parts join once.
+    const V v = hn::MulAdd(s, thi, s);
+    const V e = hn::MulAdd(s, thi, hn::Sub(s, v));
+    const V w = hn::MulAdd(s, tlo, e);
+    const V m = hn::Add(v, w);
+    if (err) *err = hn::Add(hn::Sub(v, m), w);
+    return m;
+  } else {
+    (void)tlo;
+    const V v = hn::MulAdd(s, thi, s);
+    if (err) *err = hn::MulAdd(s, thi, hn::Sub(s, v));
+    return v;
+  }
 }
 
 // All lanes, including the rare ones, given log|x| = hi + lo (exact for
@@ -320,21 +415,22 @@ HWY_NOINLINE V PowFinish(D d, V x, V y, V hi, V lo) {
   const auto keep_lo = hn::And(hn::Lt(hn::Abs(ehi), hn::Set(d, 1100.0)), hn::IsFinite(elo));
   const V elo_c = hn::IfThenElseZero(keep_lo, elo);
   VU sbits;
-  const V tmp = ExpTmp(d, ehi_c, elo_c, sbits);
+  V tlo = hn::Zero(d);
+  const V tmp = ExpTmp(d, ehi_c, elo_c, sbits, tlo);
   const V s = hn::BitCast(d, sbits);
-  V mag = hn::MulAdd(s, tmp, s);
+  V mag = ScaleBy(d, s, tmp, tlo);
   if (!hn::AllFalse(d, big)) {
     // Other lanes get s = 1 here: no subnormal arithmetic (slow) on them.
     const VU sb = hn::IfThenElse(hn::RebindMask(du, big), sbits, hn::Set(du, 0x3FF0000000000000ull));
     // Overflow side: s 2^-1009 (1 + tmp), then times 2^1009 (exact or inf).
     const V s1 = hn::BitCast(d, hn::Sub(sb, hn::Set(du, 1009ull << 52)));
-    const V vpos = hn::Mul(hn::MulAdd(s1, tmp, s1), hn::Set(d, 0x1p1009));
+    const V vpos = hn::Mul(ScaleBy(d, s1, tmp, tlo), hn::Set(d, 0x1p1009));
     // Underflow side: s 2^1022 (1 + tmp) =: v; if v < 1 the result is
     // subnormal: round v + 1 (ulp 2^-52 = 2^-1074 after scaling) once.
     const V s2 = hn::BitCast(d, hn::Add(sb, hn::Set(du, 1022ull << 52)));
-    V v = hn::MulAdd(s2, tmp, s2);
+    V l;
+    V v = ScaleBy(d, s2, tmp, tlo, &l);
     const V one = hn::Set(d, 1.0);
-    V l = hn::MulAdd(s2, tmp, hn::Sub(s2, v));
     const V h = hn::Add(one, v);
     l = hn::Add(hn::Add(hn::Sub(one, h), v), l);
     const V vsub = hn::Sub(hn::Add(h, l), one);
@@ -416,9 +512,9 @@ HWY_NOINLINE V PowNegOrSlow(D d, V x, V y, V mag, M ok, V hi, V lo) {
 //   a subnormal x and results near overflow or underflow take the slower
 //   paths above (PowSubnormal, PowFinish).
 //   Error: at most 0.52 ULP from the exact result, measured against mpmath on
-//   2.4e7 pairs; with FMA (AVX2, AVX3) the polynomials round once per step,
-//   without FMA twice, which changes the last bit of a few results (see the
-//   header).
+//   2.4e7 pairs (AVX-512's small tables: 0.507); with FMA (AVX2) the
+//   polynomials round once per step, without FMA twice, which changes the
+//   last bit of a few results (see the header).
 template <class D, class V>
 HWY_INLINE V PowF64(D d, V x, V y) {
   const hn::RebindToUnsigned<D> du;
@@ -429,12 +525,13 @@ HWY_INLINE V PowF64(D d, V x, V y) {
   pow_f64::Log(d, ax, hi, lo);
   pow_f64::MulY(d, y, hi, lo, ehi, elo);
   hn::Vec<decltype(du)> sbits;
-  const V tmp = pow_f64::ExpTmp(d, ehi, elo, sbits);
+  V tlo = hn::Zero(d);
+  const V tmp = pow_f64::ExpTmp(d, ehi, elo, sbits, tlo);
   const V s = hn::BitCast(d, sbits);
   // |x| normal finite: ax + 0x7ff0.. (mod 2^64) < -2^53 as signed.
   const auto x_ok = hn::Lt(hn::BitCast(di, hn::Add(ax, hn::Set(du, 0x7FF0000000000000ull))),
                            hn::Set(di, static_cast<int64_t>(0xFFE0000000000000ull)));
-  const V mag = hn::MulAdd(s, tmp, s);
+  const V mag = pow_f64::ScaleBy(d, s, tmp, tlo);
   const auto x_neg = hn::RebindMask(d, hn::Lt(hn::BitCast(di, ix), hn::Zero(di)));
   auto ok = hn::And(hn::RebindMask(d, x_ok), hn::Lt(hn::Abs(ehi), hn::Set(d, 512.0)));
 #if !HWY_NATIVE_FMA
