@@ -638,7 +638,7 @@ DOOR_CASES = [
     (_two_results_out_of_order,
      lambda rng, dt: [rng_array(rng, dt, (9,)), rng_array(rng, dt, (9,))]),
     (lambda a, b, c: E.multiply(E.divide(E.subtract(a, b), c), c),  # integer division
-     lambda rng, dt: [rng_array(rng, dt, (8,)) for _ in range(3)]),  # reports: not the door
+     lambda rng, dt: [rng_array(rng, dt, (8,)) for _ in range(3)]),  # (reports zero divisors)
 ]
 CONST_ROW = np.arange(5, dtype=np.float32)
 
@@ -665,8 +665,7 @@ def test_door_runs_registered_signatures(dt, monkeypatch):
         with np.errstate(all="ignore"):
             exp = fn(*args)
             assert_bits(f(*args), exp)
-            door = np.dtype(dt).kind == "f" or fn is not DOOR_CASES[-1][0]
-            assert len(calls) == 1 and eltwise._eltwise._fuse_entries(f) == int(door), fn
+            assert len(calls) == 1 and eltwise._eltwise._fuse_entries(f) == 1, fn
             for target in TARGETS:
                 eltwise.set_target(target)
                 for threads in (1, 2):
@@ -674,7 +673,7 @@ def test_door_runs_registered_signatures(dt, monkeypatch):
                     assert_bits(f(*args), exp)
             # Through Python: the first call, and under each other target its first call
             # (which registers that target's kernels; test_door_follows_set_target).
-            assert len(calls) == (len(TARGETS) if door else 1 + 2 * len(TARGETS)), fn
+            assert len(calls) == len(TARGETS), fn
             calls.clear()
             # Other values, and strided views of the same shapes: still the door.
             other = [rng_array(rng, dt, a.shape) if isinstance(a, np.ndarray) else a
@@ -683,7 +682,7 @@ def test_door_runs_registered_signatures(dt, monkeypatch):
                        and a.ndim else a for a in other]
             assert_bits(f(*other), fn(*other))
             assert_bits(f(*strided), fn(*other))
-            assert len(calls) == (0 if door else 2)
+            assert len(calls) == 0
         calls.clear()
 
 
@@ -696,7 +695,8 @@ def test_door_writes_out(dt, monkeypatch):
     arrays for a tuple result); out=None is no out; keywords and defaults still bind."""
     calls = door_calls(monkeypatch)
     rng = np.random.default_rng(13)
-    for fn, make in DOOR_CASES[:-1]:  # (the last one divides integers: never the door)
+    # (The last one divides integers: with out=, Python; test_door_reports_zero_divisors.)
+    for fn, make in DOOR_CASES[:-1]:
         f = eltwise.fuse(fn)
         args = make(rng, dt)
         with np.errstate(all="ignore"):
@@ -753,6 +753,70 @@ def test_door_writes_out(dt, monkeypatch):
         assert call() is o
         assert_bits(o, exp)
     assert len(calls) == 0
+
+
+def _reports(call):
+    """call()'s result or exception, and its warnings (category, message) in order."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            got = call()
+        except FloatingPointError as e:
+            got = ("raised", str(e))
+    return got, [(w.category, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("dt", [np.int32, np.uint8, np.int64], ids=lambda d: np.dtype(d).name)
+def test_door_reports_zero_divisors(dt, monkeypatch):
+    """Integer divisions run in the door, and a division by zero there is reported as the
+    unfused calls report it, by numpy.errstate's mode (docs/fuse.md): a RuntimeWarning per
+    dividing node that met one, in node order; FloatingPointError under "raise"; the
+    errcall under "call"; nothing under "ignore"; the same bits. On every target and
+    thread count, with the zero in a block of the second thread too. A call with out= goes
+    to Python, which leaves out as it was when errstate raises."""
+    calls = door_calls(monkeypatch)
+    fn = lambda a, b, c: E.mod(E.divide(a, b), c)  # two dividing nodes: divide, then mod
+    f = eltwise.fuse(fn)
+    for n in (12, 1 << 18):
+        a = (np.arange(n) % 100 + 1).astype(dt)
+        b, c = np.full(n, 3, dt), np.full(n, 5, dt)
+        b0, c0 = b.copy(), c.copy()
+        b0[n - 5] = 0  # divide meets a zero (in the last block)
+        c0[4] = 0  # so does mod
+        cases = [(a, b, c), (a, b0, c), (a, b, c0), (a, b0, c0)]
+        for target in TARGETS:
+            eltwise.set_target(target)
+            f(a, b, c)  # registers this target's kernels
+            calls.clear()
+            for threads in (1, 2):
+                eltwise.set_num_threads(threads)
+                for args in cases:
+                    for mode in ("warn", "raise", "ignore"):
+                        with np.errstate(divide=mode):
+                            got, got_warnings = _reports(lambda: f(*args))
+                            exp, exp_warnings = _reports(lambda: fn(*args))
+                        assert got_warnings == exp_warnings, (mode, got_warnings)
+                        if isinstance(exp, tuple):
+                            assert got == exp
+                        else:
+                            assert_bits(got, exp)
+                    seen = {}
+                    for name, call in (("fused", f), ("unfused", fn)):
+                        seen[name] = []
+                        with np.errstate(divide="call",
+                                         call=lambda kind, flag, s=seen[name]: s.append(kind)):
+                            call(*args)
+                    assert seen["fused"] == seen["unfused"]
+            assert len(calls) == 0, target
+    assert any(len(_reports(lambda: f(*args))[1]) == 2 for args in cases)
+    o = np.full(a.shape, 7, dt)
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        f(a, b0, c, out=o)
+    assert (o == 7).all()
+    with np.errstate(divide="ignore"):
+        assert f(a, b0, c, out=o) is o
+        assert_bits(o, fn(a, b0, c))
+    assert len(calls) == 1  # (door_calls counts the calls that return)
 
 
 def test_door_leaves_out_it_cannot_write_to_python(monkeypatch):
@@ -1340,6 +1404,13 @@ def test_door_refuses_bad_registrations():
         (dict(shape=(4,)), ValueError),
         (dict(shape=()), ValueError),
         (dict(block_elements=0), ValueError),
+        (dict(reports=((1, eltwise.divide, (), None),)), ValueError),  # no step 1
+        (dict(reports=((0, eltwise.divide, ()), )), ValueError),
+        (dict(reports=((0, eltwise.divide, (), None), (0, eltwise.divide, (), None))),
+         ValueError),  # not in step order
+        (dict(reports=((0, "divide", (), None),)), TypeError),
+        (dict(reports=((0, eltwise.divide, [], None),)), TypeError),
+        (dict(reports=((0, eltwise.divide, (), ()),)), TypeError),
     ]
     for change, error in bad:
         with pytest.raises(error):

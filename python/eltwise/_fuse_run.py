@@ -281,10 +281,17 @@ def _check_scalars(graph, plan, values):
             _function(n.name)(a, b, **n.kwargs)
 
 
+def _report_call(node):
+    """(function, args, kwargs) of the unfused call that reports an integer division by
+    zero at `node` as numpy.errstate says (a warning, an error, a callback)."""
+    d1, d2 = (d if d is not None else node.dtype for d in node.dtypes)
+    return _function(node.name), (np.ones(1, d1), np.zeros(1, d2)), dict(node.kwargs)
+
+
 def _report(node):
     """The unfused call's report of an integer division by zero at `node`."""
-    d1, d2 = (d if d is not None else node.dtype for d in node.dtypes)
-    _function(node.name)(np.ones(1, d1), np.zeros(1, d2), **node.kwargs)
+    fn, args, kwargs = _report_call(node)
+    fn(*args, **kwargs)
 
 
 def _execute(graph, plan, values, dests, current, hits):
@@ -417,7 +424,8 @@ def fast_spec(graph, key):
 
     The door runs what ``_Native.run`` would, on every call: so the graph must run on the
     C++ executor whole (every node of the result's shape, every result a node's), with
-    nothing checked per call here (no integer division, which reports by errstate); `key`
+    nothing checked per call here but integer division by zero, which the door reports
+    through each such node's `_report` call (and, with ``out=``, leaves to Python); `key`
     (the signature's entries, one per positional argument) must name arrays, NumPy scalars
     of built-in bool, integer and float types (read as 0-d arrays) and Python scalars
     only, ints below 2**63; constants in fn may be arrays, such NumPy scalars and Python
@@ -425,9 +433,14 @@ def fast_spec(graph, key):
     byte order, a float scalar's range) and leaves the call to Python where they fail.
     """
     plan, native = graph.plan, graph.plan.native
-    if (native is None or plan.whole or not plan.blocked or plan.reporting
-            or plan.raises_on_values or len(native.outputs) != len(graph.outputs)):
+    if (native is None or plan.whole or not plan.blocked or plan.raises_on_values
+            or len(native.outputs) != len(graph.outputs)
+            or not set(plan.reporting) <= set(plan.blocked)):
         return None
+    reports = []
+    for j in sorted(plan.reporting):  # as run() reports them: in node order
+        fn, args, kwargs = _report_call(graph.nodes[j])
+        reports.append((plan.blocked.index(j), fn, args, kwargs or None))
     args = []
     for k in key:
         if k == ("float",):
@@ -471,7 +484,7 @@ def fast_spec(graph, key):
         inputs.append((arg, const, axes))
     outputs = tuple((dtype, p) for (j, p), dtype in zip(native.outputs, native.dtypes))
     return (tuple(args), native.program, tuple(scalars), tuple(inputs), outputs, plan.shape,
-            block_elements(plan, 1), graph.tuple_result)
+            block_elements(plan, 1), graph.tuple_result, tuple(reports))
 
 
 def _run_blocks(graph, plan, values, dests, node_values, current, hits):

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/fused.h"
 #include "core/small_buffer.h"
 #include "core/thread_pool.h"
@@ -64,6 +65,14 @@ struct ScalarSpec {
   Ref constant;
 };
 
+// An integer division step's report: the unfused call that warns or raises
+// as numpy.errstate says for a division by zero (fn(*args, **kwargs), as
+// _fuse_run._report makes it), called when the step met one.
+struct Report {
+  size_t step = 0;
+  Ref fn, args, kwargs;  // kwargs: a dict or null
+};
+
 // A registered signature and its program.
 struct Entry {
   std::vector<ArgSpec> args;
@@ -77,6 +86,7 @@ struct Entry {
   bool tuple_result = false;
   size_t bytes_per_element = 0;  // every input and output, for the GIL decision
   size_t numbers = 0;            // inputs read from NumPy scalars (kNumber)
+  std::vector<Report> reports;   // in node order
 };
 
 struct FusedObject {
@@ -240,7 +250,9 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, PyObject* out, bool* d
   };
   SmallBuffer<NumberBytes, 4> numbers(e.numbers);
   SmallBuffer<PyArrayObject*, 4> out_arrays(nout);
-  if (out && !OutArrays(e, out, p, out_arrays.get())) return nullptr;
+  // An out= with integer divisions: the implementation computes into a
+  // temporary where errstate may raise, so that out is left as it was.
+  if (out && (!e.reports.empty() || !OutArrays(e, out, p, out_arrays.get()))) return nullptr;
   for (size_t k = 0; k < nin; ++k) {
     const InputSpec& in = e.inputs[k];
     if (in.number >= 0) {
@@ -345,6 +357,13 @@ PyObject* RunEntry(const Entry& e, PyObject* const* args, PyObject* out, bool* d
     run();
   }
   if (no_memory) return PyErr_NoMemory();
+  for (const Report& r : e.reports) {
+    if (!(flags[r.step] & kFlagDivideByZero)) continue;
+    // Python code runs here: e is kept alive by the caller's shared_ptr, and
+    // outs are owned references, dropped if the report raises.
+    Ref done(PyObject_Call(r.fn.get(), r.args.get(), r.kwargs.get()));
+    if (!done) return nullptr;
+  }
   if (!e.tuple_result) return outs[0].release();
   PyObject* r = PyTuple_New(static_cast<Py_ssize_t>(nout));
   if (!r) return nullptr;
@@ -525,7 +544,9 @@ void Dealloc(PyObject* self) {
   Py_CLEAR(f->names);
   Py_CLEAR(f->defaults);
   Py_CLEAR(f->dict);
-  delete f->entries;  // holds no object that can reach self: arrays, numbers, dtypes
+  // Entries hold no object that can reach self: arrays, numbers, dtypes, and
+  // reports' eltwise functions, arrays and keyword dicts.
+  delete f->entries;
   f->entries = nullptr;
   Py_TYPE(self)->tp_free(self);
 }
@@ -622,7 +643,8 @@ bool SameArgs(const Entry& a, const Entry& b) {
 
 void FuseRemember(py::handle door, const py::tuple& arg_specs, const py::tuple& steps,
                   const py::tuple& scalars, const py::tuple& inputs, const py::tuple& outputs,
-                  const py::tuple& shape, int64_t block_elements, bool tuple_result) {
+                  const py::tuple& shape, int64_t block_elements, bool tuple_result,
+                  const py::tuple& reports) {
   FusedObject* f = Door(door);
   auto e = std::make_shared<Entry>();
   FusedProgram& p = e->program;
@@ -767,6 +789,26 @@ void FuseRemember(py::handle door, const py::tuple& arg_specs, const py::tuple& 
     if (w != 1) throw py::value_error("every output must be written by exactly one step");
   }
   e->tuple_result = tuple_result;
+  size_t last_step = 0;
+  for (py::handle h : reports) {
+    const py::tuple t = py::cast<py::tuple>(h);
+    if (t.size() != 4) throw py::value_error("a report spec is (step, fn, args, kwargs)");
+    Report r;
+    const int64_t step = py::cast<int64_t>(t[0]);
+    if (step < 0 || step >= static_cast<int64_t>(p.steps.size()) ||
+        (!e->reports.empty() && static_cast<size_t>(step) <= last_step)) {
+      throw py::value_error("report steps must be steps of the program, in order");
+    }
+    if (!PyCallable_Check(t[1].ptr()) || !PyTuple_Check(t[2].ptr()) ||
+        !(t[3].is_none() || PyDict_Check(t[3].ptr()))) {
+      throw py::type_error("a report is a callable, a tuple and a dict or None");
+    }
+    r.step = last_step = static_cast<size_t>(step);
+    r.fn.reset(NewRef(t[1]));
+    r.args.reset(NewRef(t[2]));
+    if (!t[3].is_none()) r.kwargs.reset(NewRef(t[3]));
+    e->reports.push_back(std::move(r));
+  }
   for (const FusedView& v : p.inputs) e->bytes_per_element += ItemSize(v.dtype);
   for (const FusedView& v : p.outputs) e->bytes_per_element += ItemSize(v.dtype);
 

@@ -43,13 +43,18 @@ bool InitFusedType(PyObject* module);
 // the constant (a Python scalar; an exact ndarray); axes None for an input of
 // the program's shape, else the program axis of each of its dimensions other
 // than 1; outputs (dtype, position in the result tuple); the shape, the block
-// size, and whether the result is a tuple. Replaces a registration of the
+// size, and whether the result is a tuple; reports (step, fn, args, kwargs),
+// in step order: after a call whose step met an integer division by zero, the
+// door calls fn(*args, **kwargs) (the unfused call that warns or raises as
+// numpy.errstate says; kwargs a dict or None), and leaves calls with out= to
+// the implementation. Replaces a registration of the
 // same arg_specs; keeps the newest 32. Raises ValueError/TypeError for specs
 // that break these rules or _fuse_run's.
 void FuseRemember(pybind11::handle door, const pybind11::tuple& arg_specs,
                   const pybind11::tuple& steps, const pybind11::tuple& scalars,
                   const pybind11::tuple& inputs, const pybind11::tuple& outputs,
-                  const pybind11::tuple& shape, int64_t block_elements, bool tuple_result);
+                  const pybind11::tuple& shape, int64_t block_elements, bool tuple_result,
+                  const pybind11::tuple& reports);
 // Drops every registration of `door`.
 void FuseForget(pybind11::handle door);
 // The number of registrations `door` keeps.

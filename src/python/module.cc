@@ -242,7 +242,7 @@ PYBIND11_MODULE(_eltwise, m) {
   m.def("_fuse_result", &FuseResult, py::arg("shape"), py::arg("dtype"));
   m.def("_fuse_remember", &FuseRemember, py::arg("door"), py::arg("arg_specs"), py::arg("steps"),
         py::arg("scalars"), py::arg("inputs"), py::arg("outputs"), py::arg("shape"),
-        py::arg("block_elements"), py::arg("tuple_result"));
+        py::arg("block_elements"), py::arg("tuple_result"), py::arg("reports") = py::tuple());
   m.def("_fuse_forget", &FuseForget, py::arg("door"));
   m.def("_fuse_entries", &FuseEntries, py::arg("door"));
   m.def("_fuse_chains", &FuseChains, py::arg("door"));
