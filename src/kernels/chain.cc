@@ -95,8 +95,17 @@ HWY_INLINE void LoadOne(D d, const char* p, Slot<D, K>& s) {
 //   load:       slot << 4 | source << 1 | one (source: SourceIndex)
 //   op:         64 | op << 3 | swapped << 2 | (values pending - 2)
 //   operand-op: 128 | op << 4 | swapped << 3 | one << 2 | the value's slot
+//   end:        kEndCase, after the last instruction
 constexpr uint8_t kOpCase = 64;
 constexpr uint8_t kOperandCase = 128;
+constexpr uint8_t kEndCase = 191;  // above every other case
+
+// One decoded instruction: its case and the operand a load case reads. Both
+// in one array, so that the dispatch loop advances one pointer.
+struct ChainCase {
+  const char* p;
+  uint8_t kind;
+};
 
 // The sources a load converts from, by index: the program's dtype first.
 inline int SourceIndex(DType from, DType t) {
@@ -111,43 +120,41 @@ inline int SourceIndex(DType from, DType t) {
   }
 }
 
-// Decodes the program `code` of dtype t into cases[m] and their operands
-// ptrs[m], m < the count returned: a load of dtype t followed by an op (whose
-// operands are then the value below and the load) becomes one operand-op
-// case on that value's slot.
-inline size_t ChainCases(const ChainInstr* code, size_t n_code, DType t, uint8_t* cases,
-                         const char** ptrs) {
+// Decodes the program `code` of dtype t into cases, ended by kEndCase; a
+// load of dtype t followed by an op (whose operands are then the value below
+// and the load) becomes one operand-op case on that value's slot. cases has
+// room for n_code + 1.
+inline void ChainCases(const ChainInstr* code, size_t n_code, DType t, ChainCase* cases) {
   size_t depth = 0, m = 0;  // values pending, cases made
   for (size_t k = 0; k < n_code; ++k, ++m) {
     const ChainInstr& c = code[k];
-    ptrs[m] = c.p;
+    cases[m].p = c.p;
     if (c.op == kChainLoad) {
       if (k + 1 < n_code && code[k + 1].op != kChainLoad && c.from == t) {
         const int op = code[k + 1].op & ~kChainSwapped;
         const int swapped = (code[k + 1].op & kChainSwapped) ? 1 : 0;
-        cases[m] = static_cast<uint8_t>(kOperandCase | op << 4 | swapped << 3 |
+        cases[m].kind = static_cast<uint8_t>(kOperandCase | op << 4 | swapped << 3 |
                                         (c.one ? 4 : 0) | (depth - 1));
         ++k;  // the op: depth is unchanged
         continue;
       }
-      cases[m] = static_cast<uint8_t>(depth << 4 | SourceIndex(c.from, t) << 1 | (c.one ? 1 : 0));
+      cases[m].kind = static_cast<uint8_t>(depth << 4 | SourceIndex(c.from, t) << 1 | (c.one ? 1 : 0));
       ++depth;
     } else {
       const int op = c.op & ~kChainSwapped, swapped = (c.op & kChainSwapped) ? 1 : 0;
-      cases[m] = static_cast<uint8_t>(kOpCase | op << 3 | swapped << 2 | (depth - 2));
+      cases[m].kind = static_cast<uint8_t>(kOpCase | op << 3 | swapped << 2 | (depth - 2));
       --depth;
     }
   }
-  return m;
+  cases[m] = {nullptr, kEndCase};
 }
 
-// Runs the register program (at most kDepth values pending; n cases and
-// their operands from ChainCases) on K vectors of elements at a time from i
-// while they end by `end`, handing each result vector to store(vector,
-// element index); returns the next i.
+// Runs the register program (at most kDepth values pending; its cases from
+// ChainCases) on K vectors of elements at a time from i while they end by
+// `end`, handing each result vector to store(vector, element index); returns
+// the next i.
 template <size_t K, size_t kDepth, class D, class Store>
-HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* cases, size_t n,
-                               size_t i, size_t end, Store store) {
+HWY_INLINE size_t ChainVectors(D d, const ChainCase* cases, size_t i, size_t end, Store store) {
   using T = hn::TFromD<D>;
   constexpr bool kF64 = std::is_same<T, double>::value;  // int32, float32: to float64 only
   const size_t N = hn::Lanes(d);
@@ -160,18 +167,31 @@ HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* case
       HWY_UNROLL(8)
       for (size_t k = 0; k < K; ++k) slot.v[k] = hn::Zero(d);
     }
-    for (size_t k = 0; k < n; ++k) {
-      // (ptrs[k] is read in the load cases only: GCC's code for a read
-      // before the switch, for every instruction, ran markedly slower.)
-      switch (cases[k]) {
-// A load into slot S (cases of slots the program cannot reach are empty).
-#define ELTWISE_CHAIN_LOAD(S, SOURCE, From, kOk)                                     \
-  case S << 4 | SOURCE << 1:                                                         \
-    if constexpr (S < kDepth && (kOk)) LoadMany<From>(d, ptrs[k], i, s[S < kDepth ? S : 0]); \
-    break;                                                                           \
-  case S << 4 | SOURCE << 1 | 1:                                                     \
-    if constexpr (S < kDepth && (kOk)) LoadOne<From>(d, ptrs[k], s[S < kDepth ? S : 0]);     \
+    // The dispatch is one jump per case: the loop ends at kEndCase rather than
+    // on a count, and no case is out of the switch's range (default: ChainCases
+    // makes no other), so no bounds check precedes the jump.
+    for (const ChainCase* c = cases;; ++c) {
+      // (c->p is read in the load cases only: GCC's code for a read before
+      // the switch, for every instruction, ran markedly slower.)
+      switch (c->kind) {
+// One case: the statements after `reachable` where it holds (a constant of
+// this instantiation), else unreachable: a program of at most kDepth values
+// pending never makes the case (ChainWholeVectors picks kDepth; MarkChain
+// admits only ChainCastIsExact's sources), and the switch needs no jump for it.
+#define ELTWISE_CHAIN_CASE(CASE, reachable, ...) \
+  case CASE:                                     \
+    if constexpr (reachable) {                   \
+      __VA_ARGS__;                               \
+    } else {                                     \
+      HWY_ASSUME(false);                         \
+    }                                            \
     break;
+// A load into slot S.
+#define ELTWISE_CHAIN_LOAD(S, SOURCE, From, kOk)                          \
+  ELTWISE_CHAIN_CASE(S << 4 | SOURCE << 1, S < kDepth && (kOk),          \
+                     LoadMany<From>(d, c->p, i, s[S < kDepth ? S : 0]))  \
+  ELTWISE_CHAIN_CASE(S << 4 | SOURCE << 1 | 1, S < kDepth && (kOk),      \
+                     LoadOne<From>(d, c->p, s[S < kDepth ? S : 0]))
 #define ELTWISE_CHAIN_LOADS(S)                       \
   ELTWISE_CHAIN_LOAD(S, 0, T, true)                  \
   ELTWISE_CHAIN_LOAD(S, 1, int8_t, true)             \
@@ -186,19 +206,13 @@ HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* case
         ELTWISE_CHAIN_LOADS(3)
 // An op on the two values on top when `PENDING` are pending: slots
 // PENDING - 2 and PENDING - 1, the result in the first.
-#define ELTWISE_CHAIN_OP(PENDING, OP, Op)                                               \
-  case kOpCase | OP << 3 | (PENDING - 2):                                               \
-    if constexpr (PENDING <= kDepth) {                                                  \
-      Apply<Op, false>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                       \
-                       s[PENDING <= kDepth ? PENDING - 1 : 0]);                         \
-    }                                                                                   \
-    break;                                                                              \
-  case kOpCase | OP << 3 | 4 | (PENDING - 2):                                           \
-    if constexpr (PENDING <= kDepth) {                                                  \
-      Apply<Op, true>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                        \
-                      s[PENDING <= kDepth ? PENDING - 1 : 0]);                          \
-    }                                                                                   \
-    break;
+#define ELTWISE_CHAIN_OP(PENDING, OP, Op)                                              \
+  ELTWISE_CHAIN_CASE(kOpCase | OP << 3 | (PENDING - 2), PENDING <= kDepth,             \
+                     Apply<Op, false>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],       \
+                                      s[PENDING <= kDepth ? PENDING - 1 : 0]))         \
+  ELTWISE_CHAIN_CASE(kOpCase | OP << 3 | 4 | (PENDING - 2), PENDING <= kDepth,         \
+                     Apply<Op, true>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],        \
+                                     s[PENDING <= kDepth ? PENDING - 1 : 0]))
 // X(A, op, functor) for each ChainOp.
 #define ELTWISE_CHAIN_FOR_OPS(X, A)        \
   X(A, kChainAdd, AddOp)                   \
@@ -209,36 +223,36 @@ HWY_INLINE size_t ChainVectors(D d, const char* const* ptrs, const uint8_t* case
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, 3)
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, 4)
 // The value in slot S op an operand of the program's dtype (one value or
-// many), the result in slot S.
-#define ELTWISE_CHAIN_OPERAND(S, OP, Op)                                                 \
-  case kOperandCase | OP << 4 | S:                                                       \
-    if constexpr (S < kDepth) { Slot<D, K> y; LoadMany<T>(d, ptrs[k], i, y);             \
-      Apply<Op, false>(d, s[S < kDepth ? S : 0], y); }                                   \
-    break;                                                                               \
-  case kOperandCase | OP << 4 | 4 | S:                                                   \
-    if constexpr (S < kDepth) { Slot<D, K> y; LoadOne<T>(d, ptrs[k], y);                 \
-      Apply<Op, false>(d, s[S < kDepth ? S : 0], y); }                                   \
-    break;                                                                               \
-  case kOperandCase | OP << 4 | 8 | S:                                                   \
-    if constexpr (S < kDepth) { Slot<D, K> y; LoadMany<T>(d, ptrs[k], i, y);             \
-      Apply<Op, true>(d, s[S < kDepth ? S : 0], y); }                                    \
-    break;                                                                               \
-  case kOperandCase | OP << 4 | 8 | 4 | S:                                               \
-    if constexpr (S < kDepth) { Slot<D, K> y; LoadOne<T>(d, ptrs[k], y);                 \
-      Apply<Op, true>(d, s[S < kDepth ? S : 0], y); }                                    \
-    break;
+// many, loaded by LOAD into y), the result in slot S.
+#define ELTWISE_CHAIN_OPERAND_CASE(CASE, S, Op, kSwapped, LOAD) \
+  ELTWISE_CHAIN_CASE(CASE, S < kDepth, Slot<D, K> y; LOAD;       \
+                     Apply<Op, kSwapped>(d, s[S < kDepth ? S : 0], y))
+#define ELTWISE_CHAIN_OPERAND(S, OP, Op)                                                   \
+  ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | S, S, Op, false,                     \
+                             LoadMany<T>(d, c->p, i, y))                                   \
+  ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 4 | S, S, Op, false,                 \
+                             LoadOne<T>(d, c->p, y))                                       \
+  ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 8 | S, S, Op, true,                  \
+                             LoadMany<T>(d, c->p, i, y))                                   \
+  ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 8 | 4 | S, S, Op, true,              \
+                             LoadOne<T>(d, c->p, y))
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 0)
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 1)
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 2)
 #undef ELTWISE_CHAIN_FOR_OPS
 #undef ELTWISE_CHAIN_OPERAND
+#undef ELTWISE_CHAIN_OPERAND_CASE
 #undef ELTWISE_CHAIN_OP
 #undef ELTWISE_CHAIN_LOADS
 #undef ELTWISE_CHAIN_LOAD
+#undef ELTWISE_CHAIN_CASE
+        case kEndCase:
+          goto end_of_program;
         default:
-          break;
+          HWY_ASSUME(false);
       }
     }
+  end_of_program:
     HWY_UNROLL(8)
     for (size_t k = 0; k < K; ++k) store(s[0].v[k], i + k * N);
   }
@@ -263,21 +277,20 @@ inline size_t ChainDepth(const ChainInstr* code, size_t n_code) {
 // fewer dispatches per element.
 constexpr size_t kWide = HWY_TARGET <= HWY_AVX3 ? 8 : 4;
 
-// Runs the program (n_cases cases from ChainCases; `depth`: ChainDepth) over
+// Runs the program (its cases from ChainCases; `depth`: ChainDepth) over
 // elements [i, n) whole vectors at a time, kWide (up to three values
 // pending) or kWide / 2 of them per value while they fit, then one at a time.
 template <class D, class Store>
-HWY_INLINE size_t ChainWholeVectors(D d, const char* const* ptrs, const uint8_t* cases,
-                                    size_t n_cases, size_t depth, size_t i, size_t n,
-                                    Store store) {
+HWY_INLINE size_t ChainWholeVectors(D d, const ChainCase* cases, size_t depth, size_t i,
+                                    size_t n, Store store) {
   if (depth <= 2) {
-    i = ChainVectors<kWide, 2>(d, ptrs, cases, n_cases, i, n, store);
+    i = ChainVectors<kWide, 2>(d, cases, i, n, store);
   } else if (depth == 3) {
-    i = ChainVectors<kWide, 3>(d, ptrs, cases, n_cases, i, n, store);
+    i = ChainVectors<kWide, 3>(d, cases, i, n, store);
   } else {
-    i = ChainVectors<kWide / 2, kMaxChainDepth>(d, ptrs, cases, n_cases, i, n, store);
+    i = ChainVectors<kWide / 2, kMaxChainDepth>(d, cases, i, n, store);
   }
-  return ChainVectors<1, kMaxChainDepth>(d, ptrs, cases, n_cases, i, n, store);
+  return ChainVectors<1, kMaxChainDepth>(d, cases, i, n, store);
 }
 
 // core/fused.h ChainKernel for T: whole vectors (all operands of an element
@@ -292,11 +305,10 @@ void ChainLoop(const ChainInstr* code, size_t n_code, char* pout, size_t n, unsi
   const hn::CappedTag<T, 1> d1;
   const size_t N = hn::Lanes(d);
   T* out = reinterpret_cast<T*>(pout);
-  uint8_t cases[3 * kMaxChainSteps];  // at most two loads and an op per step
-  const char* ptrs[3 * kMaxChainSteps];
+  ChainCase cases[3 * kMaxChainSteps + 1];  // at most two loads and an op per step, and the end
   const size_t depth = ChainDepth(code, n_code);
   constexpr DType kT = std::is_same<T, double>::value ? DType::kF64 : DType::kF32;
-  const size_t n_dec = ChainCases(code, n_code, kT, cases, ptrs);
+  ChainCases(code, n_code, kT, cases);
   const auto store_u = [&](hn::Vec<decltype(d)> v, size_t j) { hn::StoreU(v, d, out + j); };
   const auto store_1 = [&](hn::Vec<decltype(d1)> v, size_t j) { hn::StoreU(v, d1, out + j); };
   size_t i = 0;
@@ -304,13 +316,13 @@ void ChainLoop(const ChainInstr* code, size_t n_code, char* pout, size_t n, unsi
       reinterpret_cast<uintptr_t>(out) % sizeof(T) == 0) {
     const size_t misalign = reinterpret_cast<uintptr_t>(out) % (N * sizeof(T));
     const size_t head = misalign ? (N * sizeof(T) - misalign) / sizeof(T) : 0;
-    i = ChainVectors<1, kMaxChainDepth>(d1, ptrs, cases, n_dec, i, head, store_1);
+    i = ChainVectors<1, kMaxChainDepth>(d1, cases, i, head, store_1);
     const auto stream = [&](hn::Vec<decltype(d)> v, size_t j) { hn::Stream(v, d, out + j); };
-    i = ChainWholeVectors(d, ptrs, cases, n_dec, depth, i, n, stream);
+    i = ChainWholeVectors(d, cases, depth, i, n, stream);
     if (!(hints & kHintNoFlush)) hwy::FlushStream();
   }
-  i = ChainWholeVectors(d, ptrs, cases, n_dec, depth, i, n, store_u);
-  ChainVectors<1, kMaxChainDepth>(d1, ptrs, cases, n_dec, i, n, store_1);
+  i = ChainWholeVectors(d, cases, depth, i, n, store_u);
+  ChainVectors<1, kMaxChainDepth>(d1, cases, i, n, store_1);
 }
 
 // Fills the chain kernels for the current target.
