@@ -75,11 +75,7 @@ HWY_INLINE VD PowAbsF64(DD dd, VD z, VD invc, VD kh, VD log_lo, VD y) {
   const VD r = hn::MulAdd(z, invc, hn::Set(dd, -1.0));
   // log2(1 + r) / r, relative error 2^-38 for |r| <= 0.0297; Estrin's scheme
   // (pairs, then r^2 and r^4) for a shorter dependency chain than Horner's.
-  const VD r2 = hn::Mul(r, r);
-  const VD p01 = hn::MulAdd(hn::Set(dd, kPowLog2Poly[1]), r, hn::Set(dd, kPowLog2Poly[0]));
-  const VD p23 = hn::MulAdd(hn::Set(dd, kPowLog2Poly[3]), r, hn::Set(dd, kPowLog2Poly[2]));
-  const VD p45 = hn::MulAdd(hn::Set(dd, kPowLog2Poly[5]), r, hn::Set(dd, kPowLog2Poly[4]));
-  const VD p = hn::MulAdd(hn::Mul(r2, r2), p45, hn::MulAdd(r2, p23, p01));
+  const VD p = pow_f64::Estrin(dd, r, hn::Mul(r, r), kPowLog2Poly);
   const VD log2x = hn::Add(kh, hn::MulAdd(p, r, log_lo));
   // Beyond +-160 the float32 result is inf or 0 anyway; the bound keeps n's
   // bits inside the exponent field.
