@@ -134,11 +134,12 @@ inline void ChainCases(const ChainInstr* code, size_t n_code, DType t, ChainCase
         const int op = code[k + 1].op & ~kChainSwapped;
         const int swapped = (code[k + 1].op & kChainSwapped) ? 1 : 0;
         cases[m].kind = static_cast<uint8_t>(kOperandCase | op << 4 | swapped << 3 |
-                                        (c.one ? 4 : 0) | (depth - 1));
+                                             (c.one ? 4 : 0) | (depth - 1));
         ++k;  // the op: depth is unchanged
         continue;
       }
-      cases[m].kind = static_cast<uint8_t>(depth << 4 | SourceIndex(c.from, t) << 1 | (c.one ? 1 : 0));
+      cases[m].kind =
+          static_cast<uint8_t>(depth << 4 | SourceIndex(c.from, t) << 1 | (c.one ? 1 : 0));
       ++depth;
     } else {
       const int op = c.op & ~kChainSwapped, swapped = (c.op & kChainSwapped) ? 1 : 0;
@@ -305,7 +306,7 @@ void ChainLoop(const ChainInstr* code, size_t n_code, char* pout, size_t n, unsi
   const hn::CappedTag<T, 1> d1;
   const size_t N = hn::Lanes(d);
   T* out = reinterpret_cast<T*>(pout);
-  ChainCase cases[3 * kMaxChainSteps + 1];  // at most two loads and an op per step, and the end
+  ChainCase cases[3 * kMaxChainSteps + 1];  // two loads and an op per step at most; the end
   const size_t depth = ChainDepth(code, n_code);
   constexpr DType kT = std::is_same<T, double>::value ? DType::kF64 : DType::kF32;
   ChainCases(code, n_code, kT, cases);
