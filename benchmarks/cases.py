@@ -251,6 +251,9 @@ def _size_label(n: int) -> str:
 # Fresh result vs out=: float32 ops on the largest sweep size (the 1.6e7).
 OUT_VARIANT_DTYPES = ("float32",)
 OUT_VARIANT_OPS = ("divide", "add", "multiply")
+# The shape of the goal "2 threads at least as fast as 1": in the passes with more
+# threads, eltwise at 1 thread is timed beside eltwise on its cells (EltwiseOneThread).
+ONE_THREAD_SHAPE = "n=1e5"
 # Calls below this many elements run on one thread in eltwise (below 256 KiB of traffic,
 # 512 KiB for ops as cheap as moving their bytes): the passes with more threads skip them
 # (the 1-thread pass has them).

@@ -23,8 +23,8 @@ import warnings
 
 import numpy as np
 
-from .cases import (ML_FLOAT_NAMES, ML_INT_NAMES, OUT_VARIANT_DTYPES, OUT_VARIANT_OPS, Op,
-                    Operands, Shape, compare, dtype_of, is_float, is_int)
+from .cases import (ML_FLOAT_NAMES, ML_INT_NAMES, ONE_THREAD_SHAPE, OUT_VARIANT_DTYPES,
+                    OUT_VARIANT_OPS, Op, Operands, Shape, compare, dtype_of, is_float, is_int)
 
 
 class Skip(Exception):
@@ -71,6 +71,12 @@ class Library:
     def set_threads(self, n: int):
         """Uses `n` threads from now on (single-threaded libraries ignore it)."""
 
+    def enter(self) -> bool:
+        """Runs before each of the library's samples, untimed. True: it changed the
+        library's state (eltwise's thread count), and the timing makes one untimed call
+        before the sample (the call that starts eltwise's workers)."""
+        return False
+
     def wants(self, op: Op, dt: np.dtype, shape: Shape) -> bool:
         """False: this library is not part of this cell at all (not even as a skip)."""
         return True
@@ -92,8 +98,18 @@ class Eltwise(Library):
         self.version = getattr(module, "__version__", "?")
         self.notes = []
 
+    threads = None  # the pass's thread count, once set_threads has run
+
     def set_threads(self, n):
+        self.threads = n
         self.mod.set_num_threads(n)
+
+    def enter(self):
+        # EltwiseOneThread shares the module and sets it to 1 thread before its samples.
+        if self.threads is None or self.mod.get_num_threads() == self.threads:
+            return False
+        self.mod.set_num_threads(self.threads)
+        return True
 
     def prepare(self, op, dt, shape, xs):
         fn = getattr(self.mod, op.func)
@@ -113,6 +129,30 @@ def literal_call(fn, x1, x2, kw):
     else:  # values without a literal form (out=): looked up, still passed as keywords
         args = ", ".join(f"{k}=_kw[{k!r}]" for k in kw)
     return eval(f"lambda: fn(x1, x2, {args})", scope)  # noqa: S307 - built from reprs here
+
+
+class EltwiseOneThread(Eltwise):
+    """eltwise at 1 thread, in the passes with more threads, on the cells of the goal
+    that compares eltwise's 1-thread and 2-thread times (ONE_THREAD_SHAPE): timed in the
+    same rounds as eltwise itself, so that the ratio does not depend on what differs
+    between two passes (the peers' threads, the machine's state). Measured across passes,
+    calls that run on one thread in both (their size below the split) differed by up to
+    12%. No peer."""
+
+    name = "eltwise(1 thread)"
+    pass_threads = 1
+
+    def set_threads(self, n):
+        self.pass_threads = n  # the module's count is eltwise's; enter() sets 1
+
+    def enter(self):
+        if self.mod.get_num_threads() == 1:
+            return False
+        self.mod.set_num_threads(1)
+        return True
+
+    def wants(self, op, dt, shape):
+        return self.pass_threads > 1 and shape.kind == ONE_THREAD_SHAPE
 
 
 class EltwiseOut(Eltwise):

@@ -232,6 +232,7 @@ def run_cell(libs, op, dt, shape, xs, budget, ref, threads):
         entry = rec["libs"].setdefault(lib.name, {})
         try:
             call, to_np = lib.prepare(op, dt, shape, xs)
+            lib.enter()
             t0 = time.perf_counter()
             got = call()
             first_call[lib.name] = time.perf_counter() - t0
@@ -259,7 +260,8 @@ def run_cell(libs, op, dt, shape, xs, budget, ref, threads):
         del got
         calls[lib.name] = call
     if calls:
-        for name, t in timing.interleaved(calls, budget, first_call).items():
+        enter = {lib.name: lib.enter for lib in libs if lib.name in calls}
+        for name, t in timing.interleaved(calls, budget, first_call, enter).items():
             e = rec["libs"][name]
             e.update(median_s=t.median, min_s=t.min, samples=t.samples,
                      calls_per_sample=t.calls_per_sample,
@@ -329,7 +331,8 @@ def main(argv=None):
     wanted = list(peers.OPTIONAL) if args.peers is None else [
         x for x in args.peers if x in peers.OPTIONAL]
     optional, missing = peers.load_optional(wanted)
-    libs = [peers.Eltwise(eltwise), peers.NumPy()] + optional + [peers.EltwiseOut(eltwise)]
+    libs = [peers.Eltwise(eltwise), peers.NumPy()] + optional + [
+        peers.EltwiseOut(eltwise), peers.EltwiseOneThread(eltwise)]
 
     budget = timing.QUICK if args.quick else timing.FULL
     if args.budget:

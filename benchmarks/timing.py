@@ -48,7 +48,8 @@ class Timing:
     calls_per_sample: int
 
 
-def interleaved(fns: dict, budget: Budget, first_call: dict | None = None) -> dict:
+def interleaved(fns: dict, budget: Budget, first_call: dict | None = None,
+                enter: dict | None = None) -> dict:
     """Times each callable of `fns` (name -> fn) in alternating rounds.
 
     Each round runs every library's batch once, in an order that rotates between rounds,
@@ -58,11 +59,23 @@ def interleaved(fns: dict, budget: Budget, first_call: dict | None = None) -> di
     slow_call needs no further estimate (it saves one slow call per library). Faster
     ones are estimated again, warm: a first call pays for cold caches and pages, and
     taken as the estimate it made 10^6-element cells time one call per sample.
+    enter: name -> callable run before each of that library's samples and estimates,
+    untimed (peers.Library.enter); where it returns True, one untimed call follows.
     """
     names = list(fns)
     first_call = first_call or {}
-    est = {n: first_call[n] if first_call.get(n, 0.0) > budget.slow_call
-           else per_call(fns[n], budget.min_sample / 4) for n in names}
+    enter = enter or {}
+
+    def prepare(n):
+        if n in enter and enter[n]():
+            fns[n]()
+    est = {}
+    for n in names:
+        if first_call.get(n, 0.0) > budget.slow_call:
+            est[n] = first_call[n]
+        else:
+            prepare(n)
+            est[n] = per_call(fns[n], budget.min_sample / 4)
     batch = {n: max(1, int(budget.min_sample / max(est[n], 1e-9))) for n in names}
     round_cost = sum(batch[n] * est[n] for n in names)
     rounds = int(budget.per_lib * len(names) / max(round_cost, 1e-9))
@@ -78,6 +91,7 @@ def interleaved(fns: dict, budget: Budget, first_call: dict | None = None) -> di
             order.reverse()
         for n in order:
             fn, reps = fns[n], batch[n]
+            prepare(n)
             calls = 0
             t0 = time.perf_counter()
             while True:  # batches until the sample lasts min_sample

@@ -122,6 +122,34 @@ def _unsupported(entry, dtype):
     return f"does not support dtype {dtype}" in entry.get("skipped", "")
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 CPUs for a 2-thread pass")
+def test_one_thread_timed_beside_two(tmp_path):
+    """The goal "2 threads at least as fast as 1" reads both times from the same rounds of
+    the 2-thread pass: eltwise at 1 thread is timed there beside eltwise (and checked),
+    and nowhere else."""
+    out = tmp_path / "b"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--section", "main", "--shapes", "n=1e5",
+         "--ops", "add", "--dtypes", "float32,int8", "--threads", "1,2", "--peers", "none",
+         "--budget", "0.003", "--no-plot", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    data = json.loads((out / "results.json").read_text())
+    one = "eltwise(1 thread)"
+    for r in data["cells"]:
+        if r["threads"] == 1:
+            assert one not in r["libs"], r
+        else:
+            e = r["libs"][one]
+            assert e["check"] == "exact" and e["median_s"] > 0, r
+            assert r["speedup"][one] == e["median_s"] / r["libs"]["eltwise"]["median_s"]
+    assert {r["threads"] for r in data["cells"]} == {1, 2}
+    md = (out / "results.md").read_text()
+    line = next(x for x in md.splitlines() if "2 threads at least as fast as 1" in x)
+    assert "both timed in the same rounds" in line and "t1/t2" in line, line
+    assert one not in md.split("## Goals")[0]  # not listed among the peers
+
+
 def test_lowp_section_measured(quick_run):
     """Every low-precision dtype and op in each thread pass, with the float16 add reference;
     eltwise exact or (a dtype it lacks) skipped with its TypeError; every peer there either
@@ -134,8 +162,8 @@ def test_lowp_section_measured(quick_run):
         for dt in LOWP_DTYPES:
             div = "divide(floor)" if dt == "int4" else "divide"
             assert {(dt, op, t) for op in (div, "multiply", "add")} <= got
-    peers = [p for p in data["meta"]["versions"] if p not in ("eltwise", "numpy",
-                                                               "eltwise(out=)")]
+    from benchmarks.report import NOT_PEERS
+    peers = [p for p in data["meta"]["versions"] if p not in NOT_PEERS + ("numpy",)]
     for r in lowp:
         e = r["libs"]["eltwise"]
         assert e.get("check") == "exact" or _unsupported(e, r["dtype"]), r

@@ -69,6 +69,23 @@ def test_large_transposed_narrow_operands(threads):
                     reference(name, a.reshape(1001, 1500), b.T[::-1]))
 
 
+@pytest.mark.parametrize("shape", [(N,), (3, 77_777), (5, 64_001), (200_003,), (2, 3, 65_537)])
+def test_split_in_place_runs_every_element_once(shape):
+    """docs/semantics.md "Runtime": a split call's batches, taken from the front by the
+    calling thread and from the back by the workers, run every element once: `x += 1`
+    in place (an element run twice would get 2, one skipped 0), repeated so that the
+    worker joins at different points, on sizes that are no multiple of the 64-element
+    batch grain, rows included."""
+    eltwise.set_num_threads(2)
+    x = np.zeros(shape, np.int32)
+    for k in range(1, 41):
+        eltwise.add(x, 1, out=x)
+        if (x != k).any():
+            bad = np.flatnonzero(x.ravel() != k)
+            pytest.fail(f"after {k} calls, {bad.size} elements differ, first at {bad[0]}: "
+                        f"{x.ravel()[bad[0]]}")
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_large_out_and_overlap(threads):
     eltwise.set_num_threads(threads)

@@ -67,6 +67,8 @@ void LeaveCallerCpu(int caller_cpu) {
 #endif
 }
 
+thread_local bool t_on_worker = false;
+
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -206,7 +208,10 @@ bool ThreadPool::AwaitCall(uint64_t seen) {
   return !stopping_.load();
 }
 
+bool ThreadPool::OnWorker() { return t_on_worker; }
+
 void ThreadPool::WorkerLoop(uint64_t seen) {
+  t_on_worker = true;
 #if defined(__linux__)
   pthread_setname_np(pthread_self(), "eltwise-pool");  // as top and /proc show it
 #endif

@@ -26,6 +26,11 @@ class ThreadPool {
   void SetThreads(int n);
   int threads() const { return threads_.load(std::memory_order_relaxed); }
 
+  // True on the pool's worker threads, false on every other thread (a
+  // caller's): a task uses it to give the caller and the workers work from
+  // opposite ends (core/execute.cc, Claims).
+  static bool OnWorker();
+
   // Runs task(ctx) on the calling thread and on every worker that joins in
   // time; returns once no thread is inside it. A worker that is late (its
   // core busy elsewhere, or asleep) finds the work taken and leaves: the
