@@ -147,7 +147,8 @@ def test_one_thread_timed_beside_two(tmp_path):
     md = (out / "results.md").read_text()
     line = next(x for x in md.splitlines() if "2 threads at least as fast as 1" in x)
     assert "both timed in the same rounds" in line and "t1/t2" in line, line
-    assert one not in md.split("## Goals")[0]  # not listed among the peers
+    peers_line = next(x for x in md.splitlines() if x.startswith("- peers:"))
+    assert one not in peers_line and "eltwise" not in peers_line, peers_line  # no peer
 
 
 def test_lowp_section_measured(quick_run):
