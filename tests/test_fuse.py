@@ -406,6 +406,23 @@ def test_large_chain_many_blocks():
         assert_bits(f(a, b, c, d, e), exp)
 
 
+@pytest.mark.parametrize("shape", [(300_001,), (3, 77_777), (2, 3, 65_537)])
+def test_split_fused_in_place_runs_every_block_once(shape):
+    """docs/semantics.md "Runtime": a fused chain's blocks, shared by two threads from
+    both ends as a split call's batches are, run once each: `x * 1 + 1` into x itself (a
+    block run twice would add 2, one skipped 0), repeated so that the worker joins at
+    different points."""
+    eltwise.set_num_threads(2)
+    f = eltwise.fuse(lambda x: x * 1 + 1)
+    x = np.zeros(shape, np.int32)
+    for k in range(1, 41):
+        f(x, out=x)
+        if (x != k).any():
+            bad = np.flatnonzero(x.ravel() != k)
+            pytest.fail(f"after {k} calls, {bad.size} elements differ, first at {bad[0]}: "
+                        f"{x.ravel()[bad[0]]}")
+
+
 def spy_on(monkeypatch, owner, name):
     """A list of what owner.<name> returns on each call from here on."""
     returned = []

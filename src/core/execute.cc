@@ -6,6 +6,7 @@
 #include <memory>
 #include <new>
 
+#include "core/claims.h"
 #include "core/thread_pool.h"
 
 namespace eltwise {
@@ -79,48 +80,9 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
   return flags;
 }
 
-// The batches of a split call, claimed from both ends: the calling thread
-// takes them from the front, the pool's workers from the back. A call made
-// again on the same operands (a loop) then gives each thread about the same
-// part as the last time, still in that core's cache; claimed from one end,
-// the parts interleave as the threads happen to run and move between the
-// cores' caches. Every batch runs once, on one thread, whatever the order:
-// the same results for any thread count.
-class Claims {
- public:
-  // At most kMaxBatches batches, so that both ends fit one atomic word.
-  static constexpr int64_t kMaxBatches = int64_t{1} << 30;
-  // Before the call is shared: batches [0, batches), 0 <= batches <= kMaxBatches.
-  void Reset(int64_t batches) { ends_.store(static_cast<uint64_t>(batches) << 32); }
-  // The next batch for the calling thread, -1 when none is left.
-  int64_t Next() {
-    const bool back = ThreadPool::OnWorker();
-    uint64_t r = ends_.load(std::memory_order_relaxed);
-    for (;;) {
-      const uint64_t front = r & 0xffffffffu, end = r >> 32;
-      if (front >= end) return -1;
-      const uint64_t taken = back ? r - (uint64_t{1} << 32) : r + 1;
-      if (ends_.compare_exchange_weak(r, taken, std::memory_order_relaxed)) {
-        return static_cast<int64_t>(back ? end - 1 : front);
-      }
-    }
-  }
-
- private:
-  std::atomic<uint64_t> ends_{0};  // the first batch left (low half), one past the last (high)
-};
-
-// `batch` units at a time, in at most Claims::kMaxBatches batches, about
-// `per_thread` batches for each of `tasks` threads: several, so that a late or
-// slow thread costs little.
-int64_t BatchUnits(int64_t units, int tasks, int per_thread) {
-  const int64_t batch = std::max<int64_t>(1, units / (int64_t{per_thread} * tasks));
-  return std::max(batch, (units + Claims::kMaxBatches - 1) / Claims::kMaxBatches);
-}
-
 // The work of one call: units [0, units), a unit being one chunk of an inner
 // run (rows are cut into chunks so a single long run splits too). Threads
-// claim `batch` units at a time (Claims) until none are left.
+// claim batches of units (Claims) until none are left.
 struct Work {
   const Plan* plan;
   const ExecuteArgs* args;
@@ -129,7 +91,6 @@ struct Work {
   int across = -1;         // >= 0: the slot read across rows; units are groups of rows
   int64_t group_rows = 0;
   int64_t units;
-  int64_t batch;
   Claims claims;
   std::atomic<int> flags{0};
 };
@@ -242,8 +203,8 @@ void RunUnits(Work& w, int64_t begin, int64_t end) {
 
 void RunTask(void* ctx) {
   Work& w = *static_cast<Work*>(ctx);
-  for (int64_t i; (i = w.claims.Next()) >= 0;) {
-    RunUnits(w, i * w.batch, std::min(w.units, (i + 1) * w.batch));
+  for (int64_t begin, end; w.claims.Next(&begin, &end);) {
+    RunUnits(w, begin, end);
   }
 }
 
@@ -340,7 +301,7 @@ struct ColumnWork {
   int column;              // kA or kB: the operand that repeats along rows
   int64_t column_stride;   // bytes between its rows
   int64_t rows, n, k;      // k rows per block
-  int64_t blocks, batch;
+  int64_t blocks;
   Claims claims;
   std::atomic<int> flags{0};
 };
@@ -365,8 +326,8 @@ void RunColumnBlocks(ColumnWork& w, int64_t begin, int64_t end) {
 
 void RunColumnTask(void* ctx) {
   ColumnWork& w = *static_cast<ColumnWork*>(ctx);
-  for (int64_t i; (i = w.claims.Next()) >= 0;) {
-    RunColumnBlocks(w, i * w.batch, std::min(w.blocks, (i + 1) * w.batch));
+  for (int64_t begin, end; w.claims.Next(&begin, &end);) {
+    RunColumnBlocks(w, begin, end);
   }
 }
 
@@ -406,8 +367,7 @@ static int ExecuteColumnRepeated(const Plan& plan, const ExecuteArgs& in_args, b
   if (tasks <= 1) {
     RunColumnBlocks(w, 0, w.blocks);
   } else {
-    w.batch = BatchUnits(w.blocks, tasks, 8);
-    w.claims.Reset((w.blocks + w.batch - 1) / w.batch);
+    w.claims.Reset(w.blocks, tasks);
     pool.Run(&RunColumnTask, &w, WakesWorkers(bytes, args.parallel_bytes));
   }
   return w.flags.load(std::memory_order_relaxed);
@@ -457,8 +417,7 @@ int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   if (tasks <= 1 || w.units == 1) {
     RunUnits(w, 0, w.units);
   } else {
-    w.batch = BatchUnits(w.units, tasks, 8);
-    w.claims.Reset((w.units + w.batch - 1) / w.batch);
+    w.claims.Reset(w.units, tasks);
     pool.Run(&RunTask, &w, WakesWorkers(bytes, args.parallel_bytes));
   }
   return w.flags.load(std::memory_order_relaxed);

@@ -12,6 +12,7 @@
 #endif
 
 #include "core/cast.h"
+#include "core/claims.h"
 #include "core/plan.h"
 #include "core/small_buffer.h"
 #include "core/thread_pool.h"
@@ -76,8 +77,7 @@ struct Work {
   char* scratch = nullptr;  // thread_bytes per thread
   int threads = 1;
   std::atomic<int> joined{0};
-  std::atomic<int64_t> next{0};
-  int64_t batch = 1;
+  Claims claims;            // the blocks, on more threads
   bool stream = false;      // the outputs are larger than the cache: non-temporal stores
   const bool* read_later = nullptr;  // per step: a later step reads its result
   bool tiled = false;       // at most kMaxTiledSteps steps, and not w.stream unless w.memory
@@ -456,10 +456,7 @@ void RunBlocks(Work& w) {
   const size_t n = w.program->steps.size();
   BlockView* results = w.results + t * n;
   int* flags = w.thread_flags + t * n;
-  for (;;) {
-    const int64_t b0 = w.next.fetch_add(w.batch, std::memory_order_relaxed);
-    if (b0 >= w.blocks) break;
-    const int64_t b1 = std::min(w.blocks, b0 + w.batch);
+  for (int64_t b0, b1; w.claims.Next(&b0, &b1);) {
     for (int64_t b = b0; b < b1; ++b) RunBlock(w, b, scratch, results, flags);
   }
 }
@@ -809,8 +806,7 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
     // Every block in turn, with no claims to share (RunBlocks' atomics).
     for (int64_t b = 0; b < w.blocks; ++b) RunBlock(w, b, w.scratch, w.results, w.thread_flags);
   } else {
-    // Several claims per thread, so a late or slow thread costs little.
-    w.batch = std::max<int64_t>(1, w.blocks / (8 * w.threads));
+    w.claims.Reset(w.blocks, w.threads);
     ThreadPool::Get().Run(&RunTask, &w, wake);
   }
   // Every thread has left the run (ThreadPool::Run returns after they do), so

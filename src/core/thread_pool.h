@@ -28,7 +28,7 @@ class ThreadPool {
 
   // True on the pool's worker threads, false on every other thread (a
   // caller's): a task uses it to give the caller and the workers work from
-  // opposite ends (core/execute.cc, Claims).
+  // opposite ends (core/claims.h).
   static bool OnWorker();
 
   // Runs task(ctx) on the calling thread and on every worker that joins in
