@@ -407,20 +407,26 @@ def test_large_chain_many_blocks():
 
 
 @pytest.mark.parametrize("shape", [(300_001,), (3, 77_777), (2, 3, 65_537)])
-def test_split_fused_in_place_runs_every_block_once(shape):
+def test_split_fused_run_writes_every_block(shape):
     """docs/semantics.md "Runtime": a fused chain's blocks, shared by two threads from
-    both ends as a split call's batches are, run once each: `x * 1 + 1` into x itself (a
-    block run twice would add 2, one skipped 0), repeated so that the worker joins at
-    different points."""
+    both ends as a split call's batches are, all run, each over its own elements: into an
+    out= refilled with -1 before each of forty calls (a block skipped leaves -1, a block
+    run over another's elements writes wrong values: every element's value differs), on
+    shapes that are no multiple of the block, so that the worker joins at different
+    points. (A block run twice would write the same values: results cannot show it.)"""
     eltwise.set_num_threads(2)
-    f = eltwise.fuse(lambda x: x * 1 + 1)
-    x = np.zeros(shape, np.int32)
-    for k in range(1, 41):
-        f(x, out=x)
-        if (x != k).any():
-            bad = np.flatnonzero(x.ravel() != k)
-            pytest.fail(f"after {k} calls, {bad.size} elements differ, first at {bad[0]}: "
-                        f"{x.ravel()[bad[0]]}")
+    f = eltwise.fuse(lambda x, y: x * 2 + y)
+    x = np.arange(np.prod(shape), dtype=np.int32).reshape(shape)
+    y = x[..., ::-1].copy()
+    exp = x * 2 + y
+    out = np.empty(shape, np.int32)
+    for k in range(40):
+        out.fill(-1)
+        assert f(x, y, out=out) is out
+        if (out != exp).any():
+            bad = np.flatnonzero(out.ravel() != exp.ravel())
+            pytest.fail(f"call {k}: {bad.size} elements differ, first at {bad[0]}: "
+                        f"{out.ravel()[bad[0]]} for {exp.ravel()[bad[0]]}")
 
 
 def spy_on(monkeypatch, owner, name):
