@@ -13,6 +13,7 @@
 
 #include "core/broadcast.h"
 #include "core/cast.h"
+#include "core/chain.h"
 #include "core/dtype.h"
 #include "core/execute.h"
 #include "core/ops.h"
@@ -34,22 +35,8 @@ struct FusedView {
   int64_t strides[kMaxDims];
 };
 
-// The register path (fused.cc, RunTiles): a program whose steps form one
-// expression tree of float32 or float64 add, subtract, multiply and divide
-// runs as one kernel call per row of a block, each element's values held in
-// registers from the first step to the last, instead of each step storing
-// its tile. Such a program: every step computes in and returns the same
-// dtype T; every step's result is read by exactly one later step, but the
-// last step's, the one output; every input is of T or converts to it
-// exactly (ChainCastIsExact); evaluated the operand that needs more first,
-// at most kMaxChainDepth values are pending at once.
-// kernels/chain.cc computes each step with the functor of the step's own
-// loop (kernels/basic_ops-inl.h) on the same operands in the same order,
-// rounded once, so the bits are the unfused calls'.
-enum ChainOp : int {
-  kChainAdd, kChainSubtract, kChainMultiply, kChainDivide, kChainLoad,
-  kChainSwapped = 8,  // or'ed into an op: its operands were pushed second first
-};
+// The register path (core/chain.h: ChainOp, ChainInstr, ChainKernel): which
+// steps it runs is decided here (ChainOpOf, ChainCastIsExact, MarkChain).
 
 // The ChainOp of `op` on `compute`, or -1 where the register path does not
 // run it.
@@ -73,26 +60,6 @@ constexpr bool ChainCastIsExact(DType from, DType to) {
   return from == to || (to == DType::kF32 && narrow) ||
          (to == DType::kF64 && (narrow || from == DType::kI32 || from == DType::kF32));
 }
-
-// One instruction of a register program, in postfix order: kChainLoad pushes
-// an operand (n elements from p, or p[0] for all where one; of dtype
-// `from`, converted exactly); a ChainOp pops b, then a, and pushes op(a, b);
-// with kChainSwapped it pops a, then b.
-struct ChainInstr {
-  const char* p;
-  int op;  // ChainOp, maybe with kChainSwapped
-  DType from;
-  bool one;
-};
-constexpr size_t kMaxChainDepth = 4;
-constexpr size_t kMaxChainSteps = 64;  // so a program has at most 3 * 64 instructions
-
-// Computes out[i] for i < n: the program's one value (code: n_code
-// instructions, leaving one value), stored to out (non-temporally under
-// kHintStream, as BinaryLoop does). out may be an operand exactly, not a
-// partial overlap.
-using ChainKernel = void (*)(const ChainInstr* code, size_t n_code, char* out, size_t n,
-                             unsigned hints);
 
 // A register program's instruction before a row's addresses: a load of step
 // `step`'s operand `operand`, or step `step`'s op.

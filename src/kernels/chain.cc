@@ -1,4 +1,4 @@
-// Kernels: the register path of fused chains (core/fused.h, ChainOp): an
+// Kernels: the register path of fused chains (core/chain.h, ChainOp): an
 // expression tree of float32 or float64 add, subtract, multiply and divide,
 // as a postfix program over at most kMaxChainDepth pending values, computed
 // a few vectors of elements at a time with every value in registers from
@@ -18,7 +18,7 @@
 #include <type_traits>
 
 #include "core/dtype.h"
-#include "core/fused.h"
+#include "core/chain.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "kernels/table.h"
@@ -294,7 +294,7 @@ HWY_INLINE size_t ChainWholeVectors(D d, const ChainCase* cases, size_t depth, s
   return ChainVectors<1, kMaxChainDepth>(d, cases, i, n, store);
 }
 
-// core/fused.h ChainKernel for T: whole vectors (all operands of an element
+// core/chain.h ChainKernel for T: whole vectors (all operands of an element
 // loaded before its store, so out may be an operand exactly), then single
 // elements (one-lane vectors: the same operations on the same values give
 // the same bits). Under kHintStream, whole vectors from out's first

@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "core/cast.h"
+#include "core/chain.h"
 #include "core/dtype.h"
-#include "core/execute.h"
-#include "core/fused.h"
 #include "hwy/base.h"
 
 namespace eltwise {
+
+struct ExecuteArgs;  // core/execute.h
 
 struct KernelTable {
   BinaryKernel k[kNumOps][kNumDTypes][kNumLoopKinds] = {};
@@ -26,7 +27,7 @@ struct KernelTable {
   PackKernel pack_strided = nullptr;
   TransposeKernel transpose_block = nullptr;
   CastKernels cast;  // kernels/cast.cc: the widening conversions
-  // kernels/chain.cc: fused chains' register path (core/fused.h ChainOp),
+  // kernels/chain.cc: fused chains' register path (core/chain.h ChainOp),
   // for float32 and float64; null for the other dtypes.
   ChainKernel chain[kNumDTypes] = {};
 };
@@ -64,17 +65,11 @@ void FillCastKernels(KernelTable& t);
 void FillChainKernels(KernelTable& t);
 
 // Everything Execute needs to run `op` on `compute` from table t: the kernels
-// of one target, read from one table.
-inline ExecuteArgs ArgsFor(const KernelTable& t, OpId op, DType compute, const void* a,
-                           const void* b, void* out, size_t in_itemsize, size_t out_itemsize) {
-  const int o = static_cast<int>(op), c = static_cast<int>(compute);
-  return ExecuteArgs{static_cast<const char*>(a), static_cast<const char*>(b),
-                     static_cast<char*>(out),     in_itemsize,
-                     out_itemsize,                t.k[o][c],
-                     t.strided[o][c],             ParallelBytes(op, compute),
-                     t.pack_beside_scalar_second[o][c], t.pack_strided,
-                     t.transpose_block};
-}
+// of one target, read from one table, and core/execute.h's rules for the op
+// (kernels/args.cc; Highway kernels include neither core/execute.h nor
+// core/fused.h, so a change to how calls run recompiles no kernel).
+ExecuteArgs ArgsFor(const KernelTable& t, OpId op, DType compute, const void* a, const void* b,
+                    void* out, size_t in_itemsize, size_t out_itemsize);
 
 // The table in use. It is never changed or freed (SelectTarget publishes
 // another), so a call may keep using it while another thread selects a target.
