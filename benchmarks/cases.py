@@ -254,9 +254,9 @@ OUT_VARIANT_OPS = ("divide", "add", "multiply")
 # The shape of the goal "2 threads at least as fast as 1": in the passes with more
 # threads, eltwise at 1 thread is timed beside eltwise on its cells (EltwiseOneThread).
 ONE_THREAD_SHAPE = "n=1e5"
-# Calls below this many elements run on one thread in eltwise (below 256 KiB of traffic,
-# 512 KiB for ops as cheap as moving their bytes): the passes with more threads skip them
-# (the 1-thread pass has them).
+# The sweep's sizes below this run on one thread in eltwise (their calls move less than
+# its 256 KiB split threshold): the passes with more threads skip them (the 1-thread
+# pass has them).
 MULTI_THREAD_MIN = 10**5
 
 

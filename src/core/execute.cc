@@ -368,7 +368,7 @@ static int ExecuteColumnRepeated(const Plan& plan, const ExecuteArgs& in_args, b
     RunColumnBlocks(w, 0, w.blocks);
   } else {
     w.claims.Reset(w.blocks, tasks);
-    pool.Run(&RunColumnTask, &w, WakesWorkers(bytes, args.parallel_bytes));
+    pool.Run(&RunColumnTask, &w, bytes >= args.wake_bytes);
   }
   return w.flags.load(std::memory_order_relaxed);
 }
@@ -418,7 +418,7 @@ int Execute(const Plan& plan, const ExecuteArgs& in_args) {
     RunUnits(w, 0, w.units);
   } else {
     w.claims.Reset(w.units, tasks);
-    pool.Run(&RunTask, &w, WakesWorkers(bytes, args.parallel_bytes));
+    pool.Run(&RunTask, &w, bytes >= args.wake_bytes);
   }
   return w.flags.load(std::memory_order_relaxed);
 }

@@ -711,14 +711,14 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   w.operands = operands;
   // More threads only where some step's unfused call would take them (its
   // bytes at least its parallel_bytes, as Execute splits a call), and sleeping
-  // workers woken only where some step's call would wake them (WakesWorkers).
+  // workers woken only where some step's call would wake them (wake_bytes).
   bool split = false, wake = false;
   for (const FusedStep& s : p.steps) {
     const size_t per = 2 * s.args.in_itemsize + s.args.out_itemsize;
     size_t bytes;
     if (__builtin_mul_overflow(static_cast<size_t>(size), per, &bytes)) bytes = SIZE_MAX;
     split |= bytes >= s.args.parallel_bytes;
-    wake |= WakesWorkers(bytes, s.args.parallel_bytes);
+    wake |= bytes >= s.args.wake_bytes;
   }
   if (!split) threads = 1;
   if (threads == 1 && RunSmall(p, operands, size, flags)) return;

@@ -17,8 +17,8 @@ enum class Identity : int { kNone, kZero, kOne, kMinusOne, kReorderableNone };
 // X(Id, kind, bool result, identity, divides integers, compute-bound):
 // - divides integers: integer operands may divide by zero (gives 0, reported
 //   through numpy.errstate; docs/semantics.md, "Division by zero");
-// - compute-bound: costs more than moving its bytes, so smaller calls are
-//   split across threads (core/execute.h ParallelBytes).
+// - compute-bound: costs more than moving its bytes, so a split call wakes
+//   sleeping workers from fewer bytes (core/execute.h WakeBytes).
 // kDivide truncates integers (C, ONNX, TensorRT) and kFloorDivide floors them
 // (Python's //, `divide` with pythondiv); kTruncDivide is kDivide's truncation
 // on float64, for integer operands whose common type is float64 (int64 with
