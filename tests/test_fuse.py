@@ -1019,7 +1019,7 @@ def _chain_values(dt, shape, rng):
     payloads and both signs (a NaN result keeps one operand's payload, which shows the
     operand order), +-0, +-inf, +-MAX, subnormals and +-1."""
     dt = np.dtype(dt)
-    f = np.finfo(dt)
+    f = ml_dtypes.finfo(dt)
     u = uint_of(dt)
     top = np.uint64(1) << np.uint64(8 * dt.itemsize - 1)
     quiet = int(np.array(np.nan, dt).view(u))
@@ -1050,15 +1050,23 @@ def _make_chain(dt, shape, depth, rng):
     dt or of a narrower dtype that converts to dt exactly, a scalar, a row, a per-channel
     value, or a subtree (a step of two arrays)."""
     ch = shape[1]
+    # float16 and bfloat16 programs take no other dtype (src/core/fused.h,
+    # ChainCastIsExact): no narrow operands, subtrees of their own dtype.
+    half = np.dtype(dt).itemsize == 2
     narrow = [np.int8, np.uint8, np.int16, np.uint16]
     if dt == np.float64:
         narrow += [np.int32, np.float32]
+    if dt == np.float32:
+        narrow += [np.float16, BF16]
     leaves = [_chain_values(dt, shape, rng)]
     links = []
     for _ in range(depth):
         name = str(rng.choice(CHAIN_OPS))
-        kind = str(rng.choice(["full", "python", "numpy", "pdpd", "row", "channel", "narrow",
-                               "tree"]))
+        # (A Python float makes a bfloat16 step float32, as NumPy promotes: the later
+        # steps' dtype differs, which the register path does not take.)
+        kinds = ["full", "python", "numpy", "pdpd", "row", "channel", "narrow", "tree"]
+        kind = str(rng.choice([k for k in kinds if not (half and k == "narrow" or
+                                                        dt == BF16 and k == "python")]))
         y_first = kind != "pdpd" and rng.random() < 0.4  # pdpd broadcasts the second
         form = "operator" if kind != "pdpd" and rng.random() < 0.5 else "call"
         if kind == "full":
@@ -1077,15 +1085,15 @@ def _make_chain(dt, shape, depth, rng):
         elif kind == "narrow":  # the whole shape, one per channel, or 0-d
             n = np.dtype(narrow[int(rng.integers(0, len(narrow)))])
             s = [shape, (ch,) + (1,) * (len(shape) - 2), ()][int(rng.integers(0, 3))]
-            if n.kind == "f":
+            if n.kind == "f" or n == BF16:
                 y = _chain_values(n, s, rng)
             else:
                 info = np.iinfo(n)
                 y = np.asarray(rng.integers(info.min, int(info.max) + 1, s)).astype(n)
         else:  # a subtree: its own step of two arrays (one maybe narrow)
             y = (str(rng.choice(CHAIN_OPS)), _chain_values(dt, shape, rng),
-                 rng.integers(-300, 300, shape).astype(np.int16) if rng.random() < 0.5
-                 else _chain_values(dt, shape, rng))
+                 rng.integers(-300, 300, shape).astype(np.int16)
+                 if not half and rng.random() < 0.5 else _chain_values(dt, shape, rng))
         if kind == "tree":
             leaves += [y[1], y[2]]
         else:
@@ -1135,11 +1143,13 @@ def assert_bits_but_nan_payloads(got, exp, either):
     assert np.all(same | (either & np.isnan(got) & np.isnan(exp))), np.nonzero(~same)
 
 
-@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16, BF16],
+                         ids=lambda d: np.dtype(d).name)
 def test_register_chains_bit_for_bit(dt, monkeypatch):
     """Chains of float add, subtract, multiply and divide run on the register path (one
     kernel call per row, each value in a register from the first step to the last;
-    src/core/fused.h, ChainOp): operands full arrays, Python and NumPy scalars, rows,
+    src/core/fused.h, ChainOp; float16 and bfloat16 values held in float32 lanes, each
+    step rounded to its dtype): operands full arrays, Python and NumPy scalars, rows,
     per-channel values (pdpd axis=1 and NumPy's (C, 1, ...)), arrays of narrower dtypes
     (converted exactly), subtrees of two arrays, on either side of each step;
     specials throughout (NaN payloads show the operand order; +-0, +-inf, MAX,
@@ -1148,7 +1158,7 @@ def test_register_chains_bit_for_bit(dt, monkeypatch):
     of a NaN from two NaNs at an add or multiply: docs/semantics.md), on every target at 1
     and 2 threads (the two large arrays: one target each), and the door registers each
     signature it takes as a chain."""
-    rng = np.random.default_rng(41 if dt == np.float32 else 42)
+    rng = np.random.default_rng({"float32": 41, "float64": 42, "float16": 43}.get(np.dtype(dt).name, 44))
     default = _fuse_run.BLOCK_BYTES
     item = np.dtype(dt).itemsize
     cases = [((3, 5, 333), 20_000), ((2, 4, 1029), None), ((1, 3, 7), None),
@@ -1177,12 +1187,12 @@ def test_register_chains_bit_for_bit(dt, monkeypatch):
 
 
 def test_register_path_only_for_trees():
-    """The register path takes programs that are one expression tree of float32/float64
-    add, subtract, multiply and divide with exactly converted operands and at most four
-    values pending (src/core/fused.h, ChainOp); others run step by step (and still give
-    the unfused bits): a result read twice, two outputs, float16, another op, an operand
-    whose conversion is not among the register path's (uint32 to float64), a tree that
-    needs five values pending."""
+    """The register path takes programs that are one expression tree of float32, float64,
+    float16 or bfloat16 add, subtract, multiply and divide with exactly converted operands
+    and at most four values pending (src/core/fused.h, ChainOp); others run step by step
+    (and still give the unfused bits): a result read twice, two outputs, another op, an
+    operand whose conversion is not among the register path's (uint32 and float16 to
+    float64), steps of two dtypes, a tree that needs five values pending."""
     rng = np.random.default_rng(5)
     x, y = (rng.standard_normal((4, 300)).astype(np.float32) for _ in range(2))
     x64 = x.astype(np.float64)
@@ -1190,6 +1200,8 @@ def test_register_path_only_for_trees():
     i32 = rng.integers(-9, 9, (4, 300)).astype(np.int32)
     u32 = rng.integers(0, 9, (4, 300)).astype(np.uint32)
     h = x.astype(np.float16)
+    bh = x.astype(BF16)
+    i16 = i8.astype(np.int16)
     E = eltwise
 
     def reused(x, y):
@@ -1215,7 +1227,12 @@ def test_register_path_only_for_trees():
         (lambda x, i: (x - i) * 2, (x, i8), 1),
         (lambda x, i: (x + i) * 2, (x, i32), 1),  # float64 steps, both operands converted
         (lambda x, u: (x + u) * 2, (x64, u32), 0),
-        (lambda a, b: (a - b) * a, (h, h), 0),
+        (lambda a, b: (a - b) * a, (h, h), 1),
+        (lambda a, b: (a - b) * a, (bh, bh), 1),
+        (lambda a, b: (a - b) * 0.5, (bh, bh), 0),  # a bfloat16 step, then float32 ones
+        (lambda a, i: (a - i) * 2, (h, i16), 1),  # float32 steps, both operands converted
+        (lambda a, b: (a - b) * 2, (bh, x), 1),  # float32 steps, a bfloat16 operand
+        (lambda a, i: (a - i) * 2, (h, i32), 0),  # float64 steps: from float16, not taken
         (lambda x, y: E.maximum(x - y, y) * 2, (x, y), 0),
         (lambda x, y: (x - y) * (y + 1), (x, y), 1),
         (lambda x, y: x - (y - (x - (y - x))), (x, y), 1),  # the deeper operand first

@@ -13,8 +13,8 @@
 namespace eltwise {
 
 // The register path (fused.cc, RunTiles): a program whose steps form one
-// expression tree of float32 or float64 add, subtract, multiply and divide
-// runs as one kernel call per row of a block, each element's values held in
+// expression tree of float32, float64, float16 or bfloat16 add, subtract, multiply
+// and divide runs as one kernel call per row of a block, each value held in
 // registers from the first step to the last, instead of each step storing
 // its tile. Such a program: every step computes in and returns the same
 // dtype T; every step's result is read by exactly one later step, but the
@@ -23,7 +23,7 @@ namespace eltwise {
 // at most kMaxChainDepth values are pending at once.
 // kernels/chain.cc computes each step with the functor of the step's own
 // loop (kernels/basic_ops-inl.h) on the same operands in the same order,
-// rounded once, so the bits are the unfused calls'.
+// rounded once to T, so the bits are the unfused calls'.
 enum ChainOp : int {
   kChainAdd, kChainSubtract, kChainMultiply, kChainDivide, kChainLoad,
   kChainSwapped = 8,  // or'ed into an op: its operands were pushed second first

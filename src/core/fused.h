@@ -41,7 +41,10 @@ struct FusedView {
 // The ChainOp of `op` on `compute`, or -1 where the register path does not
 // run it.
 constexpr int ChainOpOf(OpId op, DType compute) {
-  if (compute != DType::kF32 && compute != DType::kF64) return -1;
+  if (compute != DType::kF32 && compute != DType::kF64 && compute != DType::kF16 &&
+      compute != DType::kBF16) {
+    return -1;
+  }
   switch (op) {
     case OpId::kAdd: return kChainAdd;
     case OpId::kSubtract: return kChainSubtract;
@@ -53,11 +56,13 @@ constexpr int ChainOpOf(OpId op, DType compute) {
 
 // The conversions of an input to the register path's dtype `to`: exact for
 // every value (so any conversion gives CastRun's bits): 8- and 16-bit
-// integers to float32 or float64, int32 and float32 to float64.
+// integers to float32 or float64, float16 and bfloat16 to float32, int32 and
+// float32 to float64. (A float16 or bfloat16 program takes inputs of its own
+// dtype only: the executor has no integer to 16-bit float cast, CastIsExact.)
 constexpr bool ChainCastIsExact(DType from, DType to) {
   const bool narrow = from == DType::kI8 || from == DType::kU8 || from == DType::kI16 ||
                       from == DType::kU16;
-  return from == to || (to == DType::kF32 && narrow) ||
+  return from == to || (to == DType::kF32 && (narrow || from == DType::kF16 || from == DType::kBF16)) ||
          (to == DType::kF64 && (narrow || from == DType::kI32 || from == DType::kF32));
 }
 

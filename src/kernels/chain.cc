@@ -1,11 +1,14 @@
 // Kernels: the register path of fused chains (core/chain.h, ChainOp): an
-// expression tree of float32 or float64 add, subtract, multiply and divide,
-// as a postfix program over at most kMaxChainDepth pending values, computed
-// a few vectors of elements at a time with every value in registers from
-// the first step to the last. Each step applies the functor its own loop
-// applies (basic_ops-inl.h) to the same operands in the same order; every
-// operation is IEEE, rounded once, and every operand conversion exact, so a
-// lane's result depends on nothing but its own operands, and the bits are
+// expression tree of float32, float64, float16 or bfloat16 add, subtract,
+// multiply and divide, as a postfix program over at most kMaxChainDepth
+// pending values, computed a few vectors of elements at a time with every
+// value in registers from the first step to the last. Each step applies the
+// functor its own loop applies (basic_ops-inl.h) to the same operands in the
+// same order, in the same compute lanes (float32 for the 16-bit floats), and
+// rounds its result to the program's dtype as its loop stores it (RoundedTo:
+// a 16-bit float's value held in float32 lanes, NaN quieted as the store
+// quiets it); every operation is IEEE and every operand conversion exact, so
+// a lane's result depends on nothing but its own operands, and the bits are
 // the unfused calls' on every target (this file is compiled with
 // -ffp-contract=off: no multiply and add of two steps become one FMA).
 
@@ -24,6 +27,7 @@
 #include "kernels/table.h"
 // Per target (after hwy/highway.h):
 #include "kernels/basic_ops-inl.h"
+#include "kernels/lanes-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {
@@ -39,13 +43,15 @@ struct Slot {
   hn::Vec<D> v[K];
 };
 
-// lo = op(lo, hi), or op(hi, lo) where kSwapped, vector by vector.
-template <class Op, bool kSwapped, class D, size_t K>
+// lo = op(lo, hi), or op(hi, lo) where kSwapped, vector by vector, each
+// result rounded to storage TS as the step's loop stores it (RoundedTo: no
+// operation where TS is d's lane type).
+template <class Op, bool kSwapped, typename TS, class D, size_t K>
 HWY_INLINE void Apply(D d, Slot<D, K>& lo, const Slot<D, K>& hi) {
   const Op op;
   HWY_UNROLL(8)
   for (size_t k = 0; k < K; ++k) {
-    lo.v[k] = kSwapped ? op(d, hi.v[k], lo.v[k]) : op(d, lo.v[k], hi.v[k]);
+    lo.v[k] = RoundedTo<TS>(d, kSwapped ? op(d, hi.v[k], lo.v[k]) : op(d, lo.v[k], hi.v[k]));
   }
 }
 
@@ -56,6 +62,8 @@ HWY_INLINE hn::Vec<D> LoadAs(D d, const From* p, size_t i) {
   using T = hn::TFromD<D>;
   if constexpr (std::is_same<From, T>::value) {
     return hn::LoadU(d, p + i);
+  } else if constexpr (kIsHalf<From>) {
+    return Widen(d, hn::LoadU(hn::Rebind<From, D>(), p + i));
   } else if constexpr (std::is_same<From, float>::value || std::is_same<From, int32_t>::value) {
     return hn::PromoteTo(d, hn::LoadU(hn::Rebind<From, D>(), p + i));
   } else {
@@ -81,7 +89,8 @@ HWY_INLINE void LoadMany(D d, const char* p, size_t i, Slot<D, K>& s) {
 }
 template <typename From, class D, size_t K>
 HWY_INLINE void LoadOne(D d, const char* p, Slot<D, K>& s) {
-  const auto v = hn::Set(d, static_cast<hn::TFromD<D>>(*reinterpret_cast<const From*>(p)));
+  const hn::CappedTag<hn::TFromD<D>, 1> d1;
+  const auto v = hn::Set(d, hn::GetLane(LoadAs<From>(d1, reinterpret_cast<const From*>(p), 0)));
   HWY_UNROLL(8)
   for (size_t k = 0; k < K; ++k) s.v[k] = v;
 }
@@ -107,7 +116,9 @@ struct ChainCase {
   uint8_t kind;
 };
 
-// The sources a load converts from, by index: the program's dtype first.
+// The sources a load converts from, by index: the program's dtype first;
+// 5 and 6 are int32 and float32 in a float64 program, float16 and bfloat16
+// in a float32 one (ChainCastIsExact admits no other of them).
 inline int SourceIndex(DType from, DType t) {
   if (from == t) return 0;
   switch (from) {
@@ -115,8 +126,8 @@ inline int SourceIndex(DType from, DType t) {
     case DType::kU8: return 2;
     case DType::kI16: return 3;
     case DType::kU16: return 4;
-    case DType::kI32: return 5;
-    default: return 6;  // float32 (to float64)
+    case DType::kI32: case DType::kF16: return 5;
+    default: return 6;  // float32 (to float64), bfloat16 (to float32)
   }
 }
 
@@ -150,14 +161,17 @@ inline void ChainCases(const ChainInstr* code, size_t n_code, DType t, ChainCase
   cases[m] = {nullptr, kEndCase};
 }
 
-// Runs the register program (at most kDepth values pending; its cases from
-// ChainCases) on K vectors of elements at a time from i while they end by
-// `end`, handing each result vector to store(vector, element index); returns
-// the next i.
-template <size_t K, size_t kDepth, class D, class Store>
+// Runs the register program of storage TS (at most kDepth values pending;
+// its cases from ChainCases) on K vectors of elements at a time from i while
+// they end by `end`, handing each result vector (d's lanes) to store(vector,
+// element index); returns the next i.
+template <size_t K, size_t kDepth, typename TS, class D, class Store>
 HWY_INLINE size_t ChainVectors(D d, const ChainCase* cases, size_t i, size_t end, Store store) {
   using T = hn::TFromD<D>;
-  constexpr bool kF64 = std::is_same<T, double>::value;  // int32, float32: to float64 only
+  constexpr bool kF64 = std::is_same<T, double>::value;
+  constexpr bool kHalf = kIsHalf<TS>;  // its own dtype only (ChainCastIsExact)
+  using Source5 = std::conditional_t<kF64, int32_t, hwy::float16_t>;  // (SourceIndex)
+  using Source6 = std::conditional_t<kF64, float, hwy::bfloat16_t>;
   const size_t N = hn::Lanes(d);
   for (; i + K * N <= end; i += K * N) {
     Slot<D, K> s[kDepth];
@@ -194,13 +208,13 @@ HWY_INLINE size_t ChainVectors(D d, const ChainCase* cases, size_t i, size_t end
   ELTWISE_CHAIN_CASE(S << 4 | SOURCE << 1 | 1, S < kDepth && (kOk),      \
                      LoadOne<From>(d, c->p, s[S < kDepth ? S : 0]))
 #define ELTWISE_CHAIN_LOADS(S)                       \
-  ELTWISE_CHAIN_LOAD(S, 0, T, true)                  \
-  ELTWISE_CHAIN_LOAD(S, 1, int8_t, true)             \
-  ELTWISE_CHAIN_LOAD(S, 2, uint8_t, true)            \
-  ELTWISE_CHAIN_LOAD(S, 3, int16_t, true)            \
-  ELTWISE_CHAIN_LOAD(S, 4, uint16_t, true)           \
-  ELTWISE_CHAIN_LOAD(S, 5, int32_t, kF64)            \
-  ELTWISE_CHAIN_LOAD(S, 6, float, kF64)
+  ELTWISE_CHAIN_LOAD(S, 0, TS, true)                 \
+  ELTWISE_CHAIN_LOAD(S, 1, int8_t, !kHalf)           \
+  ELTWISE_CHAIN_LOAD(S, 2, uint8_t, !kHalf)          \
+  ELTWISE_CHAIN_LOAD(S, 3, int16_t, !kHalf)          \
+  ELTWISE_CHAIN_LOAD(S, 4, uint16_t, !kHalf)         \
+  ELTWISE_CHAIN_LOAD(S, 5, Source5, !kHalf)          \
+  ELTWISE_CHAIN_LOAD(S, 6, Source6, !kHalf)
         ELTWISE_CHAIN_LOADS(0)
         ELTWISE_CHAIN_LOADS(1)
         ELTWISE_CHAIN_LOADS(2)
@@ -209,11 +223,11 @@ HWY_INLINE size_t ChainVectors(D d, const ChainCase* cases, size_t i, size_t end
 // PENDING - 2 and PENDING - 1, the result in the first.
 #define ELTWISE_CHAIN_OP(PENDING, OP, Op)                                              \
   ELTWISE_CHAIN_CASE(kOpCase | OP << 3 | (PENDING - 2), PENDING <= kDepth,             \
-                     Apply<Op, false>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],       \
-                                      s[PENDING <= kDepth ? PENDING - 1 : 0]))         \
+                     Apply<Op, false, TS>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],   \
+                                          s[PENDING <= kDepth ? PENDING - 1 : 0]))     \
   ELTWISE_CHAIN_CASE(kOpCase | OP << 3 | 4 | (PENDING - 2), PENDING <= kDepth,         \
-                     Apply<Op, true>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],        \
-                                     s[PENDING <= kDepth ? PENDING - 1 : 0]))
+                     Apply<Op, true, TS>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],    \
+                                         s[PENDING <= kDepth ? PENDING - 1 : 0]))
 // X(A, op, functor) for each ChainOp.
 #define ELTWISE_CHAIN_FOR_OPS(X, A)        \
   X(A, kChainAdd, AddOp)                   \
@@ -227,16 +241,16 @@ HWY_INLINE size_t ChainVectors(D d, const ChainCase* cases, size_t i, size_t end
 // many, loaded by LOAD into y), the result in slot S.
 #define ELTWISE_CHAIN_OPERAND_CASE(CASE, S, Op, kSwapped, LOAD) \
   ELTWISE_CHAIN_CASE(CASE, S < kDepth, Slot<D, K> y; LOAD;       \
-                     Apply<Op, kSwapped>(d, s[S < kDepth ? S : 0], y))
+                     Apply<Op, kSwapped, TS>(d, s[S < kDepth ? S : 0], y))
 #define ELTWISE_CHAIN_OPERAND(S, OP, Op)                                                   \
   ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | S, S, Op, false,                     \
-                             LoadMany<T>(d, c->p, i, y))                                   \
+                             LoadMany<TS>(d, c->p, i, y))                                   \
   ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 4 | S, S, Op, false,                 \
-                             LoadOne<T>(d, c->p, y))                                       \
+                             LoadOne<TS>(d, c->p, y))                                       \
   ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 8 | S, S, Op, true,                  \
-                             LoadMany<T>(d, c->p, i, y))                                   \
+                             LoadMany<TS>(d, c->p, i, y))                                   \
   ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 8 | 4 | S, S, Op, true,              \
-                             LoadOne<T>(d, c->p, y))
+                             LoadOne<TS>(d, c->p, y))
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 0)
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 1)
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 2)
@@ -281,55 +295,68 @@ constexpr size_t kWide = HWY_TARGET <= HWY_AVX3 ? 8 : 4;
 // Runs the program (its cases from ChainCases; `depth`: ChainDepth) over
 // elements [i, n) whole vectors at a time, kWide (up to three values
 // pending) or kWide / 2 of them per value while they fit, then one at a time.
-template <class D, class Store>
+template <typename TS, class D, class Store>
 HWY_INLINE size_t ChainWholeVectors(D d, const ChainCase* cases, size_t depth, size_t i,
                                     size_t n, Store store) {
   if (depth <= 2) {
-    i = ChainVectors<kWide, 2>(d, cases, i, n, store);
+    i = ChainVectors<kWide, 2, TS>(d, cases, i, n, store);
   } else if (depth == 3) {
-    i = ChainVectors<kWide, 3>(d, cases, i, n, store);
+    i = ChainVectors<kWide, 3, TS>(d, cases, i, n, store);
   } else {
-    i = ChainVectors<kWide / 2, kMaxChainDepth>(d, cases, i, n, store);
+    i = ChainVectors<kWide / 2, kMaxChainDepth, TS>(d, cases, i, n, store);
   }
-  return ChainVectors<1, kMaxChainDepth>(d, cases, i, n, store);
+  return ChainVectors<1, kMaxChainDepth, TS>(d, cases, i, n, store);
 }
 
-// core/chain.h ChainKernel for T: whole vectors (all operands of an element
-// loaded before its store, so out may be an operand exactly), then single
-// elements (one-lane vectors: the same operations on the same values give
-// the same bits). Under kHintStream, whole vectors from out's first
-// vector-aligned element are stored non-temporally (fenced unless
-// kHintNoFlush), as BinaryLoop does.
-template <typename T>
+// core/chain.h ChainKernel for storage TS (computed in Arith<TS>): whole
+// vectors (all operands of an element loaded before its store, so out may be
+// an operand exactly), then single elements (one-lane vectors: the same
+// operations on the same values give the same bits). Under kHintStream,
+// whole vectors from out's first vector-aligned element are stored
+// non-temporally (fenced unless kHintNoFlush), as BinaryLoop does, and as
+// there only where the storage lanes fill a whole vector (the same size as
+// the compute lanes: Highway's Stream of a partial vector writes a whole one).
+template <typename TS, DType kT>
 void ChainLoop(const ChainInstr* code, size_t n_code, char* pout, size_t n, unsigned hints) {
+  using T = Arith<TS>;
   const hn::ScalableTag<T> d;
   const hn::CappedTag<T, 1> d1;
+  const hn::Rebind<TS, decltype(d)> ds;
+  const hn::Rebind<TS, decltype(d1)> ds1;
   const size_t N = hn::Lanes(d);
-  T* out = reinterpret_cast<T*>(pout);
+  TS* out = reinterpret_cast<TS*>(pout);
   ChainCase cases[3 * kMaxChainSteps + 1];  // two loads and an op per step at most; the end
   const size_t depth = ChainDepth(code, n_code);
-  constexpr DType kT = std::is_same<T, double>::value ? DType::kF64 : DType::kF32;
   ChainCases(code, n_code, kT, cases);
-  const auto store_u = [&](hn::Vec<decltype(d)> v, size_t j) { hn::StoreU(v, d, out + j); };
-  const auto store_1 = [&](hn::Vec<decltype(d1)> v, size_t j) { hn::StoreU(v, d1, out + j); };
+  const auto store_u = [&](hn::Vec<decltype(d)> v, size_t j) {
+    hn::StoreU(NarrowTo<TS>(ds, d, v), ds, out + j);
+  };
+  const auto store_1 = [&](hn::Vec<decltype(d1)> v, size_t j) {
+    hn::StoreU(NarrowTo<TS>(ds1, d1, v), ds1, out + j);
+  };
   size_t i = 0;
-  if ((hints & kHintStream) && HWY_TARGET != HWY_SCALAR && n >= kWide * N &&
-      reinterpret_cast<uintptr_t>(out) % sizeof(T) == 0) {
-    const size_t misalign = reinterpret_cast<uintptr_t>(out) % (N * sizeof(T));
-    const size_t head = misalign ? (N * sizeof(T) - misalign) / sizeof(T) : 0;
-    i = ChainVectors<1, kMaxChainDepth>(d1, cases, i, head, store_1);
-    const auto stream = [&](hn::Vec<decltype(d)> v, size_t j) { hn::Stream(v, d, out + j); };
-    i = ChainWholeVectors(d, cases, depth, i, n, stream);
-    if (!(hints & kHintNoFlush)) hwy::FlushStream();
+  constexpr bool kCanStream = sizeof(TS) == sizeof(T) && HWY_TARGET != HWY_SCALAR;
+  if constexpr (kCanStream) {
+    if ((hints & kHintStream) && n >= kWide * N &&
+        reinterpret_cast<uintptr_t>(out) % sizeof(T) == 0) {
+      const size_t misalign = reinterpret_cast<uintptr_t>(out) % (N * sizeof(T));
+      const size_t head = misalign ? (N * sizeof(T) - misalign) / sizeof(T) : 0;
+      i = ChainVectors<1, kMaxChainDepth, TS>(d1, cases, i, head, store_1);
+      const auto stream = [&](hn::Vec<decltype(d)> v, size_t j) { hn::Stream(v, d, out + j); };
+      i = ChainWholeVectors<TS>(d, cases, depth, i, n, stream);
+      if (!(hints & kHintNoFlush)) hwy::FlushStream();
+    }
   }
-  i = ChainWholeVectors(d, cases, depth, i, n, store_u);
-  ChainVectors<1, kMaxChainDepth>(d1, cases, i, n, store_1);
+  i = ChainWholeVectors<TS>(d, cases, depth, i, n, store_u);
+  ChainVectors<1, kMaxChainDepth, TS>(d1, cases, i, n, store_1);
 }
 
 // Fills the chain kernels for the current target.
 void FillChain(KernelTable& t) {
-  t.chain[static_cast<int>(DType::kF32)] = &ChainLoop<float>;
-  t.chain[static_cast<int>(DType::kF64)] = &ChainLoop<double>;
+  t.chain[static_cast<int>(DType::kF32)] = &ChainLoop<float, DType::kF32>;
+  t.chain[static_cast<int>(DType::kF64)] = &ChainLoop<double, DType::kF64>;
+  t.chain[static_cast<int>(DType::kF16)] = &ChainLoop<hwy::float16_t, DType::kF16>;
+  t.chain[static_cast<int>(DType::kBF16)] = &ChainLoop<hwy::bfloat16_t, DType::kBF16>;
 }
 
 }  // namespace HWY_NAMESPACE
