@@ -352,11 +352,19 @@ void ChainLoop(const ChainInstr* code, size_t n_code, char* pout, size_t n, unsi
 }
 
 // Fills the chain kernels for the current target.
+// float16 and bfloat16 programs only where F16C converts float16 (AVX2 and
+// up): elsewhere a float16 rounding is some 25 instructions (half-inl.h), so
+// the register path would save little over the tiles' loops, while those
+// targets' copies of the programs would multiply this file's compile time
+// under the sanitizers. (MarkChain leaves a program whose dtype has no kernel
+// here to the tiles.)
 void FillChain(KernelTable& t) {
   t.chain[static_cast<int>(DType::kF32)] = &ChainLoop<float, DType::kF32>;
   t.chain[static_cast<int>(DType::kF64)] = &ChainLoop<double, DType::kF64>;
+#if ELTWISE_F16C
   t.chain[static_cast<int>(DType::kF16)] = &ChainLoop<hwy::float16_t, DType::kF16>;
   t.chain[static_cast<int>(DType::kBF16)] = &ChainLoop<hwy::bfloat16_t, DType::kBF16>;
+#endif
 }
 
 }  // namespace HWY_NAMESPACE
