@@ -244,11 +244,11 @@ HWY_INLINE size_t ChainVectors(D d, const ChainCase* cases, size_t i, size_t end
                      Apply<Op, kSwapped, TS>(d, s[S < kDepth ? S : 0], y))
 #define ELTWISE_CHAIN_OPERAND(S, OP, Op)                                                   \
   ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | S, S, Op, false,                     \
-                             LoadMany<TS>(d, c->p, i, y))                                   \
+                             LoadMany<TS>(d, c->p, i, y))                                  \
   ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 4 | S, S, Op, false,                 \
-                             LoadOne<TS>(d, c->p, y))                                       \
+                             LoadOne<TS>(d, c->p, y))                                      \
   ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 8 | S, S, Op, true,                  \
-                             LoadMany<TS>(d, c->p, i, y))                                   \
+                             LoadMany<TS>(d, c->p, i, y))                                  \
   ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 8 | 4 | S, S, Op, true,              \
                              LoadOne<TS>(d, c->p, y))
         ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 0)
