@@ -62,7 +62,7 @@ constexpr int ChainOpOf(OpId op, DType compute) {
 constexpr bool ChainCastIsExact(DType from, DType to) {
   const bool narrow = from == DType::kI8 || from == DType::kU8 || from == DType::kI16 ||
                       from == DType::kU16;
-  return from == to || (to == DType::kF32 && (narrow || from == DType::kF16 || from == DType::kBF16)) ||
+  return from == to || (to == DType::kF32 && (narrow || WidensHalfExactly(from, to))) ||
          (to == DType::kF64 && (narrow || from == DType::kI32 || from == DType::kF32));
 }
 

@@ -27,8 +27,8 @@ struct KernelTable {
   PackKernel pack_strided = nullptr;
   TransposeKernel transpose_block = nullptr;
   CastKernels cast;  // kernels/cast.cc: the widening conversions
-  // kernels/chain.cc: fused chains' register path (core/chain.h ChainOp),
-  // for float32 and float64; null for the other dtypes.
+  // kernels/chain.cc: fused chains' register path (core/chain.h ChainOp);
+  // null for the dtypes it does not run on this target (FillChain).
   ChainKernel chain[kNumDTypes] = {};
 };
 
