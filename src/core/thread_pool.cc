@@ -240,11 +240,12 @@ void ThreadPool::Run(Task task, void* ctx, bool wake) {
   task_ = task;
   ctx_ = ctx;
   open_.store(true);
-  generation_.fetch_add(1, std::memory_order_release);
   const int cpu = CurrentCpu();
   caller_cpu_.store(cpu < 0 ? -2 : cpu, std::memory_order_relaxed);
   const int64_t now = NowNs();
   const bool looping = now - last_run_.exchange(now, std::memory_order_relaxed) < kLoopGapNs;
+  // Last: the call's line is whole before a worker reads it.
+  generation_.fetch_add(1, std::memory_order_release);
   if (wake || looping) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (sleepers_ > 0 || (wake && dozers_ > 0)) {

@@ -68,12 +68,27 @@ class ThreadPool {
   bool started_ = false;
   std::mutex run_mutex_;  // one Run (or SetThreads) at a time
 
-  // The call: task_ and ctx_ are published by the store to open_.
-  Task task_ = nullptr;
+  // Three cache lines, each written by one side per call: a write to a
+  // line another core reads moves the line between the cores' caches (about
+  // 100 ns each on a virtual machine), so the line a spinning worker polls
+  // holds only what the caller writes once per call.
+  //   The call, written by the caller before it advances generation_ (the
+  //   release publishes it), read by joining workers: task_ and ctx_ are
+  //   published by the store to open_; last_run_ and caller_cpu_ are
+  //   written on every Run too.
+  alignas(64) Task task_ = nullptr;
   void* ctx_ = nullptr;
-  std::atomic<bool> open_{false};      // workers may still join
-  std::atomic<int> inside_{0};         // workers inside task_
-  std::atomic<uint64_t> generation_{0};  // calls so far: wakes the workers
+  std::atomic<bool> open_{false};  // workers may still join
+  // When the last Run started (steady_clock nanoseconds), for kLoopGap.
+  std::atomic<int64_t> last_run_{0};
+  // The CPU the last Run's caller ran on (-2 where unknown): no worker spins
+  // there.
+  std::atomic<int> caller_cpu_{-2};
+  //   What a spinning worker polls: written once per call (and once to stop).
+  alignas(64) std::atomic<uint64_t> generation_{0};  // calls so far: wakes the workers
+  std::atomic<bool> stopping_{false};
+  //   Written by the workers as they join and leave, polled by the caller.
+  alignas(64) std::atomic<int> inside_{0};  // workers inside task_
 
   // Dozing and sleeping workers not yet woken, for wake-ups after a spin ran
   // out; guarded by mutex_. A wake-up zeroes both counts and advances
@@ -85,12 +100,6 @@ class ThreadPool {
   int dozers_ = 0;
   int sleepers_ = 0;
   uint64_t wakes_ = 0;
-  // When the last Run started (steady_clock nanoseconds), for kLoopGap.
-  std::atomic<int64_t> last_run_{0};
-  // The CPU the last Run's caller ran on (-2 where unknown): no worker spins
-  // there.
-  std::atomic<int> caller_cpu_{-2};
-  std::atomic<bool> stopping_{false};
 };
 
 // The CPUs this process may run on.
