@@ -378,10 +378,11 @@ HWY_INLINE __m512i CodeMagnitude(hn::Vec512<float> x) {
   __m512i code = _mm512_add_epi32(_mm512_and_si512(s, _mm512_set1_epi32(0x7FFFFF)),
                                   _mm512_srli_epi32(t, 23 - K::kM));
   if constexpr (K::kNaN != K::kOverflow) {
-    // kIEEE: clamped here, so that NaN's code (above inf's) can follow.
-    code = _mm512_min_epi32(code, _mm512_set1_epi32(static_cast<int32_t>(K::kOverflow)));
-    const __mmask16 nan = _mm512_cmp_ps_mask(x.raw, x.raw, _CMP_UNORD_Q);
-    code = _mm512_mask_mov_epi32(code, nan, _mm512_set1_epi32(static_cast<int32_t>(K::kNaN)));
+    // kIEEE: clamped to kOverflow where x is not NaN, NaN's code (above
+    // inf's) where it is, in one masked minimum.
+    const __mmask16 ordered = _mm512_cmp_ps_mask(x.raw, x.raw, _CMP_ORD_Q);
+    code = _mm512_mask_min_epi32(_mm512_set1_epi32(static_cast<int32_t>(K::kNaN)), ordered, code,
+                                 _mm512_set1_epi32(static_cast<int32_t>(K::kOverflow)));
   }
   return code;
 }
