@@ -69,9 +69,9 @@ class ThreadPool {
   std::mutex run_mutex_;  // one Run (or SetThreads) at a time
 
   // Three cache lines, each written by one side per call: a write to a
-  // line another core reads moves the line between the cores' caches (about
-  // 100 ns each on a virtual machine), so the line a spinning worker polls
-  // holds only what the caller writes once per call.
+  // line another core reads moves the line between the cores' caches (a
+  // miss on each side, measured: docs/benchmarks.md), so the line a spinning
+  // worker polls holds only what the caller writes once per call.
   //   The call, written by the caller before it advances generation_ (the
   //   release publishes it), read by joining workers: task_ and ctx_ are
   //   published by the store to open_; last_run_ and caller_cpu_ are
