@@ -19,6 +19,7 @@
 #include "hwy/highway.h"  // HWY_MAJOR etc.
 #include "hwy/targets.h"
 #include "kernels/table.h"
+#include "kernels/targets.h"
 #include "python/arguments.h"
 #include "python/delegation.h"
 #include "python/function_object.h"
@@ -126,16 +127,9 @@ std::string Join(const std::vector<std::string>& names) {
 }
 
 std::string ConfigText() {
-  std::vector<std::string> compiled;
-  // Unsigned: the targets' bits reach the sign bit of int64_t.
-  for (uint64_t bit = 1; bit != 0; bit <<= 1) {
-    if (static_cast<uint64_t>(HWY_TARGETS) & bit) {
-      compiled.push_back(hwy::TargetName(static_cast<int64_t>(bit)));
-    }
-  }
   std::string s = "eltwise " ELTWISE_VERSION "\n";
   s += "  Highway:            " + HighwayVersion() + "\n";
-  s += "  compiled targets:   " + Join(compiled) + "\n";
+  s += "  compiled targets:   " + Join(CompiledTargets()) + "\n";
   s += "  CPU runs:           " + Join(AvailableTargets()) + "\n";
   s += "  target in use:      " + CurrentTarget() + "\n";
   s += "  threads:            " + std::to_string(ThreadPool::Get().threads()) + "\n";

@@ -1,0 +1,239 @@
+// One job: the AVX3_SPR kernels (kernels/registry.cc): float8_e4m3fn and
+// float8_e5m2 add, subtract and multiply in AVX512-FP16 arithmetic, 64 codes
+// a block in 16-bit lanes, where AVX3_DL decodes to float32 and encodes from
+// it (kernels/coded-inl.h) with twice the lanes' work.
+//
+// Exactness (docs/semantics.md, "Low-precision dtypes": ml_dtypes rounds the
+// float32 result to the format once). Both formats' values are float16
+// values (e4m3fn: at most 4 significant bits, magnitudes 2^-9 .. 448; e5m2: 3
+// bits, float16's own exponent range). Let R be the format's rounding; the
+// claim is R(fl16(a op b)) == R(fl32(a op b)).
+// - multiply: the exact product has at most 8 significant bits. e4m3fn: its
+//   lowest bit is at least 2^-18 and its magnitude below 2^18, so it is
+//   exact in float32 and in float16 up to 65504; beyond, float16 gives inf
+//   and float32 a value past 464, both NaN's code (the format's overflow).
+//   e5m2: exact in float16 unless below 2^-24 in its lowest bit, which with
+//   6 bits puts it below 2^-18, where R gives 0 (of the sign) from either
+//   rounding (both stay at most 2^-18, below half the least subnormal
+//   2^-17); a product from 65520 up is inf in float16, and R of float32's
+//   (at least 61440) is inf too.
+// - add, subtract: s = a + b (b negated for subtract), |a| >= |b|, a in
+//   [2^e, 2^(e+1)), the format keeping p bits (4, 3) so its step at a is
+//   u = 2^(e+1-p). Every value is a multiple of the least subnormal (2^-9,
+//   2^-16), so s is exact in float16 unless it needs more than 11 bits; a's
+//   bits lie within p of its top, so b's lowest bit is then below 2^(e-9),
+//   which makes |b| < 2^(e-5-p) = u/16 (u/32 for p = 3 is also below u/16):
+//   s lies within u/16 of a, a value of the format, and both roundings of s
+//   move it by at most 2^(e-10) < u/16, so either stays within u/8 of a,
+//   closer than half the step on either side (u/4 below a power of two), and
+//   R gives a from both. e5m2 sums from 65520 up are inf in float16, and R of
+//   float32's (at least 61440) is inf too; e4m3fn sums stay below 1024.
+// NaN and inf follow float16 arithmetic as float32's: a NaN operand gives its
+// own NaN (the first operand's when both are, as x86 propagates), inf - inf
+// the default NaN, whose sign is set; the encoders keep the sign of each.
+// AVX512-FP16 arithmetic keeps subnormal operands and results whatever
+// MXCSR's DAZ and FTZ say (e5m2's subnormals are float16's), and rounds as
+// MXCSR's rounding control says, to nearest even under NumPy, as float32's.
+
+#include <cpuid.h>
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "core/ops.h"
+#include "kernels/float8_fp16.h"
+
+namespace eltwise {
+namespace {
+
+#define ELTWISE_FP16_ATTR \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx512fp16")))
+
+// float16 bits of e4m3fn magnitude code m (0 .. 127): normal codes rebias
+// the exponent (7 -> 15), subnormal ones (m < 8, m * 2^-9) normalize, 0x7F is
+// NaN.
+constexpr uint16_t HalfOfE4M3FN(int m) {
+  if (m == 0x7F) return 0x7E00;
+  const int exp = m >> 3, mant = m & 7;
+  if (exp > 0) return static_cast<uint16_t>(((exp + 8) << 10) | (mant << 7));
+  if (mant == 0) return 0;
+  const int top = mant >= 4 ? 2 : mant >= 2 ? 1 : 0;  // mant = 2^top * (1 + f)
+  return static_cast<uint16_t>(((top + 6) << 10) | ((mant - (1 << top)) << (10 - top)));
+}
+
+// The float16 bits' low and high bytes of each magnitude code, as the byte
+// permutes read them.
+struct HalfTables {
+  alignas(64) uint8_t lo[128];
+  alignas(64) uint8_t hi[128];
+};
+
+constexpr HalfTables MakeE4M3FNTables() {
+  HalfTables t{};
+  for (int m = 0; m < 128; ++m) {
+    t.lo[m] = static_cast<uint8_t>(HalfOfE4M3FN(m) & 0xFF);
+    t.hi[m] = static_cast<uint8_t>(HalfOfE4M3FN(m) >> 8);
+  }
+  return t;
+}
+constexpr HalfTables kE4M3FN = MakeE4M3FNTables();
+
+// Decodes the 64 codes of c to float16 lanes h[0] (codes 0-7 of each 128-bit
+// block) and h[1] (codes 8-15): the order the unsigned and signed packs of
+// Encode undo.
+template <DType kId>
+ELTWISE_FP16_ATTR inline void Decode(__m512i c, __m512i h[2]) {
+  if constexpr (kId == DType::kF8E5M2) {
+    // e5m2 is float16's top byte.
+    const __m512i z = _mm512_setzero_si512();
+    h[0] = _mm512_unpacklo_epi8(z, c);
+    h[1] = _mm512_unpackhi_epi8(z, c);
+  } else {
+    const __m512i lo = _mm512_permutex2var_epi8(_mm512_load_si512(kE4M3FN.lo), c,
+                                                _mm512_load_si512(kE4M3FN.lo + 64));
+    __m512i hi = _mm512_permutex2var_epi8(_mm512_load_si512(kE4M3FN.hi), c,
+                                          _mm512_load_si512(kE4M3FN.hi + 64));
+    hi = _mm512_ternarylogic_epi32(hi, c, _mm512_set1_epi8(static_cast<char>(0x80)),
+                                   0xF8);  // A | B & C: the code's sign
+    h[0] = _mm512_unpacklo_epi8(lo, hi);
+    h[1] = _mm512_unpackhi_epi8(lo, hi);
+  }
+}
+
+// float16 bits of one code (the scalar operand of a scalar loop kind).
+template <DType kId>
+uint16_t HalfOf(uint8_t code) {
+  const uint16_t sign = static_cast<uint16_t>((code & 0x80) << 8);
+  if constexpr (kId == DType::kF8E5M2) return static_cast<uint16_t>(code << 8);
+  return static_cast<uint16_t>(HalfOfE4M3FN(code & 0x7F) | sign);
+}
+
+// The code's magnitude of float16 lanes h, rounded to nearest even (16-bit
+// lanes, at most 0x7F).
+//   e5m2: float16 with 8 bits fewer, same exponent bias: the integer
+//   rounding of the bits (ties to the even kept bit) rounds normal and
+//   subnormal values alike, a carry moving into the exponent; from 61440 on
+//   it reaches 0x7C, inf, where it is clamped; NaN (above inf's bits) gives
+//   0x7E, the format's NaN.
+//   e4m3fn: from 2^-6 (0x2400, its least normal) the same integer rounding
+//   of the bits by 7, then the exponent rebiased (15 -> 7: 8 << 3 fewer);
+//   below, |h| + 2 in float16 has step 2^-9, the format's subnormal step, so
+//   it rounds |h| to nearest even there and its low bits are the code (8,
+//   the least normal, when it rounds up). Above 464 (0x5F40, halfway from
+//   448 to the next step, a tie to the even 448) the code is 0x7F, NaN (the
+//   format's overflow; inf and NaN included).
+template <DType kId>
+ELTWISE_FP16_ATTR inline __m512i Magnitude(__m512i h) {
+  const __m512i a = _mm512_and_si512(h, _mm512_set1_epi16(0x7FFF));
+  if constexpr (kId == DType::kF8E5M2) {
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi16(a, 8), _mm512_set1_epi16(1));
+    __m512i code = _mm512_srli_epi16(
+        _mm512_add_epi16(_mm512_add_epi16(a, lsb), _mm512_set1_epi16(0x7F)), 8);
+    code = _mm512_min_epu16(code, _mm512_set1_epi16(0x7C));
+    const __mmask32 nan = _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7C00));
+    return _mm512_mask_mov_epi16(code, nan, _mm512_set1_epi16(0x7E));
+  } else {
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi16(a, 7), _mm512_set1_epi16(1));
+    // a + lsb + 0x3F - (8 << 10): non-negative wherever a >= 0x2400.
+    const __m512i normal = _mm512_srli_epi16(
+        _mm512_add_epi16(_mm512_add_epi16(a, lsb), _mm512_set1_epi16(0x3F - (8 << 10))), 7);
+    const __m512i two = _mm512_set1_epi16(0x4000);  // 2.0
+    const __m512i subnormal = _mm512_sub_epi16(
+        _mm512_castph_si512(_mm512_add_ph(_mm512_castsi512_ph(a), _mm512_castsi512_ph(two))),
+        two);
+    const __mmask32 small = _mm512_cmplt_epu16_mask(a, _mm512_set1_epi16(0x2400));
+    const __mmask32 over = _mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x5F40));
+    const __m512i code = _mm512_mask_mov_epi16(normal, small, subnormal);
+    return _mm512_mask_mov_epi16(code, over, _mm512_set1_epi16(0x7F));
+  }
+}
+
+// Encodes float16 lanes h[0], h[1] (Decode's order) to 64 codes: the
+// magnitudes by the unsigned pack, the sign by the signed pack of the float16
+// bits (its bit 7 is the bits' sign), both formats' sign bit 0x80.
+template <DType kId>
+ELTWISE_FP16_ATTR inline __m512i Encode(const __m512i h[2]) {
+  const __m512i code = _mm512_packus_epi16(Magnitude<kId>(h[0]), Magnitude<kId>(h[1]));
+  const __m512i sign = _mm512_packs_epi16(h[0], h[1]);
+  return _mm512_ternarylogic_epi32(code, sign, _mm512_set1_epi8(static_cast<char>(0x80)),
+                                   0xF8);  // A | B & C
+}
+
+template <OpId kOp>
+ELTWISE_FP16_ATTR inline __m512i Apply(__m512i a, __m512i b) {
+  const __m512h x = _mm512_castsi512_ph(a), y = _mm512_castsi512_ph(b);
+  if constexpr (kOp == OpId::kAdd) return _mm512_castph_si512(_mm512_add_ph(x, y));
+  if constexpr (kOp == OpId::kSubtract) return _mm512_castph_si512(_mm512_sub_ph(x, y));
+  return _mm512_castph_si512(_mm512_mul_ph(x, y));
+}
+
+// One block of 64 codes: out = a op b, from the codes at a and b, or from
+// the scalar operand's float16 lanes s where the loop kind says. Loads both
+// operands before the store, so `out` may alias an input.
+template <DType kId, OpId kOp, LoopKind kKind>
+ELTWISE_FP16_ATTR inline void Block(const uint8_t* a, const uint8_t* b, uint8_t* out,
+                                    __m512i s) {
+  __m512i ha[2] = {s, s}, hb[2] = {s, s}, r[2];
+  if (kKind != LoopKind::kScalarFirst) Decode<kId>(_mm512_loadu_si512(a), ha);
+  if (kKind != LoopKind::kScalarSecond) Decode<kId>(_mm512_loadu_si512(b), hb);
+  r[0] = Apply<kOp>(ha[0], hb[0]);
+  r[1] = Apply<kOp>(ha[1], hb[1]);
+  _mm512_storeu_si512(out, Encode<kId>(r));
+}
+
+// out[i] = a[i] op b[i] (a or b one code for a scalar loop kind), 64 codes a
+// block, the last through padded buffers, so `out` may alias an input.
+// Streaming hints are not taken (each store is a whole cache line already).
+// Reports no flags.
+template <DType kId, OpId kOp, LoopKind kKind>
+ELTWISE_FP16_ATTR int Loop(const void* pa, const void* pb, void* po, size_t n, unsigned) {
+  const uint8_t* a = static_cast<const uint8_t*>(pa);
+  const uint8_t* b = static_cast<const uint8_t*>(pb);
+  uint8_t* out = static_cast<uint8_t*>(po);
+  const uint8_t scalar = kKind == LoopKind::kScalarFirst    ? *a
+                         : kKind == LoopKind::kScalarSecond ? *b
+                                                            : 0;
+  const __m512i s = _mm512_set1_epi16(static_cast<short>(HalfOf<kId>(scalar)));
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) Block<kId, kOp, kKind>(a + i, b + i, out + i, s);
+  if (i < n) {
+    alignas(64) uint8_t ta[64] = {}, tb[64] = {}, to[64];
+    if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i, n - i);
+    if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i, n - i);
+    Block<kId, kOp, kKind>(ta, tb, to, s);
+    memcpy(out + i, to, n - i);
+  }
+  return 0;
+}
+
+template <DType kId, OpId kOp>
+void Set(KernelTable& t) {
+  auto& row = t.k[static_cast<int>(kOp)][static_cast<int>(kId)];
+  row[static_cast<int>(LoopKind::kContiguous)] = &Loop<kId, kOp, LoopKind::kContiguous>;
+  row[static_cast<int>(LoopKind::kScalarFirst)] = &Loop<kId, kOp, LoopKind::kScalarFirst>;
+  row[static_cast<int>(LoopKind::kScalarSecond)] = &Loop<kId, kOp, LoopKind::kScalarSecond>;
+}
+
+template <DType kId>
+void SetOps(KernelTable& t) {
+  Set<kId, OpId::kAdd>(t);
+  Set<kId, OpId::kSubtract>(t);
+  Set<kId, OpId::kMultiply>(t);
+}
+
+}  // namespace
+
+bool CpuHasAvx512Fp16() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  return (edx >> 23) & 1;  // CPUID.(EAX=7, ECX=0):EDX.AVX512_FP16[bit 23]
+}
+
+void FillFloat8Fp16Kernels(KernelTable& t) {
+  SetOps<DType::kF8E4M3FN>(t);
+  SetOps<DType::kF8E5M2>(t);
+}
+
+}  // namespace eltwise
