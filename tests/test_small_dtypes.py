@@ -159,43 +159,6 @@ def test_every_target_and_thread_count_gives_the_same_codes(dt):
         eltwise.set_num_threads(threads)
 
 
-@pytest.mark.skipif("AVX3_SPR" not in TARGETS, reason="this CPU has no AVX512-FP16")
-@pytest.mark.parametrize("dt", [np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)],
-                         ids=dtype_id)
-def test_float16_arithmetic_gives_avx3_dl_codes(dt):
-    """AVX3_SPR computes these two formats' add, subtract and multiply in float16
-    (kernels/float8_fp16.cc, whose proof says the codes are float32's, NaN codes
-    included): every pair, each loop kind, lengths around its 64-code blocks, and `out=`
-    on an operand, byte for byte against AVX3_DL's float32 loop, both checked
-    against NumPy (docs/semantics.md, "Low-precision dtypes")."""
-    c = _codes(dt)
-    a, b, want = _pairs(dt)
-    col, row = c.reshape(-1, 1), c.reshape(1, -1)
-    calls = {
-        "contiguous": lambda f: f(a, b),
-        "x1 broadcast": lambda f: f(col, row),
-        "x2 broadcast": lambda f: f(row, col),
-        "tails": lambda f: np.concatenate([f(a[:k], b[3:k + 3]) for k in (1, 63, 64, 65, 200)]),
-        "out=x1": lambda f: f(x := a[5:].copy(), b[:-5], out=x),
-        "out=x2, shifted": lambda f: f(a[1:300], (x := b[:300].copy())[:-1], out=x[1:]),
-    }
-    try:
-        for name in ("add", "subtract", "multiply"):
-            fn = getattr(eltwise, name)
-            for layout, call in calls.items():
-                got = {}
-                for t in ("AVX3_SPR", "AVX3_DL"):
-                    eltwise.set_target(t)
-                    got[t] = np.asarray(call(fn))
-                assert np.array_equal(got["AVX3_SPR"].view(np.uint8),
-                                      got["AVX3_DL"].view(np.uint8)), (name, layout)
-                if layout == "contiguous":
-                    bad = _mismatches(name, got["AVX3_SPR"], want[name])
-                    assert not bad.size, _report(name, dt, a, b, got["AVX3_SPR"], want[name], bad)
-    finally:
-        eltwise.set_target(None)
-
-
 # What docs/semantics.md ("Low-precision dtypes") says each format does beyond its
 # largest finite value: inf, NaN, or the largest value itself.
 OVERFLOW = {"float8_e5m2": "inf", "float8_e4m3": "inf", "float8_e3m4": "inf",

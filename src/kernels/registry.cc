@@ -9,13 +9,13 @@
 // AVX3_SPR is a target of eltwise's own beside Highway 1.0.3's (which has no
 // AVX512-FP16 target; later Highway versions give the name and the bit to
 // AVX3_DL plus AVX512-FP16): AVX3_DL's table with the float8 kernels of
-// kernels/float8_fp16.cc, offered where the CPU has AVX512-FP16.
+// kernels/avx3_spr.cc, offered where the CPU has AVX512-FP16.
 
 #include <atomic>
 #include <cstdlib>
 
 #include "hwy/targets.h"
-#include "kernels/float8_fp16.h"
+#include "kernels/avx3_spr.h"
 #include "kernels/targets.h"
 
 namespace eltwise {
@@ -61,7 +61,7 @@ void Use(int64_t restriction) {
     FillGatherKernels(*t);
     FillCastKernels(*t);
     FillChainKernels(*t);
-    if (spr) FillFloat8Fp16Kernels(*t);
+    if (spr) FillAvx3SprKernels(*t);
     slot = t;
   }
   g_target.store(target);

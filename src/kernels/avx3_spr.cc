@@ -1,9 +1,18 @@
-// One job: the AVX3_SPR kernels (kernels/registry.cc): float8_e4m3fn and
-// float8_e5m2 add, subtract and multiply in AVX512-FP16 arithmetic, 64 codes
-// a block in 16-bit lanes, where AVX3_DL decodes to float32 and encodes from
-// it (kernels/coded-inl.h) with twice the lanes' work.
+// One job: the AVX3_SPR kernels (kernels/registry.cc), AVX3_DL's but for
+// what AVX512-FP16 arithmetic computes with half the work: float16 add,
+// subtract and multiply in float16 lanes (AVX3_DL: two float32 vectors and
+// the conversions; its float32 divide stays, faster than float16's), and
+// float8_e4m3fn and float8_e5m2 add,
+// subtract and multiply, 64 codes a block in float16 lanes (AVX3_DL decodes
+// them to float32 and encodes from it, kernels/coded-inl.h).
 //
-// Exactness (docs/semantics.md, "Low-precision dtypes": ml_dtypes rounds the
+// Exactness: the bits are AVX3_DL's, which are NumPy's (docs/semantics.md).
+// float16: NumPy computes in float32 and rounds to float16; float32's 24
+// bits are at least 2 * 11 + 2, so rounding a sum, difference or product of
+// float16 values to float32 first never changes its float16 rounding
+// (Figueroa's double-rounding bound; those that land among float16's
+// subnormals are exact in float32).
+// float8 (docs/semantics.md, "Low-precision dtypes": ml_dtypes rounds the
 // float32 result to the format once). Both formats' values are float16
 // values (e4m3fn: at most 4 significant bits, magnitudes 2^-9 .. 448; e5m2: 3
 // bits, float16's own exponent range). Let R be the format's rounding; the
@@ -29,8 +38,10 @@
 //   R gives a from both. e5m2 sums from 65520 up are inf in float16, and R of
 //   float32's (at least 61440) is inf too; e4m3fn sums stay below 1024.
 // NaN and inf follow float16 arithmetic as float32's: a NaN operand gives its
-// own NaN (the first operand's when both are, as x86 propagates), inf - inf
-// the default NaN, whose sign is set; the encoders keep the sign of each.
+// own NaN, quieted (float32's conversions keep a float16 NaN's payload both
+// ways; where both are NaN, either one's, as the compiler orders a
+// commutative operation's operands: docs/semantics.md, "Exactness"), inf -
+// inf the default NaN, whose sign is set; the encoders keep the sign of each.
 // AVX512-FP16 arithmetic keeps subnormal operands and results whatever
 // MXCSR's DAZ and FTZ say (e5m2's subnormals are float16's), and rounds as
 // MXCSR's rounding control says, to nearest even under NumPy, as float32's.
@@ -38,12 +49,13 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 #include "core/ops.h"
-#include "kernels/float8_fp16.h"
+#include "kernels/avx3_spr.h"
 
 namespace eltwise {
 namespace {
@@ -169,58 +181,101 @@ ELTWISE_FP16_ATTR inline __m512i Apply(__m512i a, __m512i b) {
   return _mm512_castph_si512(_mm512_mul_ph(x, y));
 }
 
-// One block of 64 codes: out = a op b, from the codes at a and b, or from
-// the scalar operand's float16 lanes s where the loop kind says. Loads both
-// operands before the store, so `out` may alias an input.
-template <DType kId, OpId kOp, LoopKind kKind>
-ELTWISE_FP16_ATTR inline void Block(const uint8_t* a, const uint8_t* b, uint8_t* out,
-                                    __m512i s) {
-  __m512i ha[2] = {s, s}, hb[2] = {s, s}, r[2];
-  if (kKind != LoopKind::kScalarFirst) Decode<kId>(_mm512_loadu_si512(a), ha);
-  if (kKind != LoopKind::kScalarSecond) Decode<kId>(_mm512_loadu_si512(b), hb);
-  r[0] = Apply<kOp>(ha[0], hb[0]);
-  r[1] = Apply<kOp>(ha[1], hb[1]);
-  _mm512_storeu_si512(out, Encode<kId>(r));
-}
-
-// out[i] = a[i] op b[i] (a or b one code for a scalar loop kind), 64 codes a
-// block, the last through padded buffers, so `out` may alias an input.
-// Streaming hints are not taken (each store is a whole cache line already).
-// Reports no flags.
-template <DType kId, OpId kOp, LoopKind kKind>
-ELTWISE_FP16_ATTR int Loop(const void* pa, const void* pb, void* po, size_t n, unsigned) {
-  const uint8_t* a = static_cast<const uint8_t*>(pa);
-  const uint8_t* b = static_cast<const uint8_t*>(pb);
-  uint8_t* out = static_cast<uint8_t*>(po);
-  const uint8_t scalar = kKind == LoopKind::kScalarFirst    ? *a
-                         : kKind == LoopKind::kScalarSecond ? *b
-                                                            : 0;
-  const __m512i s = _mm512_set1_epi16(static_cast<short>(HalfOf<kId>(scalar)));
-  size_t i = 0;
-  for (; i + 64 <= n; i += 64) Block<kId, kOp, kKind>(a + i, b + i, out + i, s);
-  if (i < n) {
-    alignas(64) uint8_t ta[64] = {}, tb[64] = {}, to[64];
-    if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i, n - i);
-    if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i, n - i);
-    Block<kId, kOp, kKind>(ta, tb, to, s);
-    memcpy(out + i, to, n - i);
+// The kernels of one dtype: kSize bytes an element; Lanes(p) the float16
+// lanes of one element (a scalar loop kind's operand) in every lane; Block
+// the 64 result bytes of the 64 operand bytes at a and b, or of the scalar
+// lanes s where the loop kind says (a or b then unread).
+template <DType kId>
+struct Float8 {
+  static constexpr size_t kSize = 1;
+  ELTWISE_FP16_ATTR static __m512i Lanes(const void* p) {
+    return _mm512_set1_epi16(static_cast<short>(HalfOf<kId>(*static_cast<const uint8_t*>(p))));
   }
+  template <OpId kOp, LoopKind kKind>
+  ELTWISE_FP16_ATTR static __m512i Block(const char* a, const char* b, __m512i s) {
+    __m512i ha[2] = {s, s}, hb[2] = {s, s}, r[2];
+    if (kKind != LoopKind::kScalarFirst) Decode<kId>(_mm512_loadu_si512(a), ha);
+    if (kKind != LoopKind::kScalarSecond) Decode<kId>(_mm512_loadu_si512(b), hb);
+    r[0] = Apply<kOp>(ha[0], hb[0]);
+    r[1] = Apply<kOp>(ha[1], hb[1]);
+    return Encode<kId>(r);
+  }
+};
+
+struct Float16 {
+  static constexpr size_t kSize = 2;
+  ELTWISE_FP16_ATTR static __m512i Lanes(const void* p) {
+    uint16_t bits;
+    memcpy(&bits, p, 2);
+    return _mm512_set1_epi16(static_cast<short>(bits));
+  }
+  template <OpId kOp, LoopKind kKind>
+  ELTWISE_FP16_ATTR static __m512i Block(const char* a, const char* b, __m512i s) {
+    return Apply<kOp>(kKind == LoopKind::kScalarFirst ? s : _mm512_loadu_si512(a),
+                      kKind == LoopKind::kScalarSecond ? s : _mm512_loadu_si512(b));
+  }
+};
+
+// out[i] = a[i] op b[i] for i < n (a or b one element for a scalar loop
+// kind), 64 bytes of result a block; a partial block (the tail, and under
+// kHintStream the head before the first aligned block) through padded
+// buffers. Each block loads its operands before its store, so `out` may
+// alias an input. Under kHintStream the aligned blocks are stored past the
+// cache and fenced, unless kHintNoFlush says the caller fences (as
+// kernels/loops-inl.h's BinaryLoop does). Reports no flags.
+template <class K, OpId kOp, LoopKind kKind>
+ELTWISE_FP16_ATTR int Loop(const void* pa, const void* pb, void* po, size_t n,
+                           unsigned hints) {
+  constexpr size_t kE = K::kSize, kPer = 64 / kE;
+  const char* a = static_cast<const char*>(pa);
+  const char* b = static_cast<const char*>(pb);
+  char* out = static_cast<char*>(po);
+  const __m512i s = kKind == LoopKind::kScalarFirst    ? K::Lanes(a)
+                    : kKind == LoopKind::kScalarSecond ? K::Lanes(b)
+                                                       : _mm512_setzero_si512();
+  // Element i's operands (a scalar operand stays where it is).
+  const auto at_a = [&](size_t i) { return kKind == LoopKind::kScalarFirst ? a : a + i * kE; };
+  const auto at_b = [&](size_t i) { return kKind == LoopKind::kScalarSecond ? b : b + i * kE; };
+  const auto partial = [&](size_t i, size_t m) ELTWISE_FP16_ATTR {
+    alignas(64) char ta[64] = {}, tb[64] = {}, to[64];
+    if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i * kE, m * kE);
+    if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i * kE, m * kE);
+    _mm512_store_si512(to, K::template Block<kOp, kKind>(ta, tb, s));
+    memcpy(out + i * kE, to, m * kE);
+  };
+  const uintptr_t misaligned = reinterpret_cast<uintptr_t>(out) % 64;
+  const bool stream = (hints & kHintStream) && misaligned % kE == 0;
+  size_t i = 0;
+  if (stream) {
+    const size_t head = std::min(n, (64 - misaligned) % 64 / kE);
+    if (head != 0) partial(0, head);
+    for (i = head; i + kPer <= n; i += kPer) {
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i * kE),
+                          K::template Block<kOp, kKind>(at_a(i), at_b(i), s));
+    }
+  } else {
+    for (; i + kPer <= n; i += kPer) {
+      _mm512_storeu_si512(out + i * kE, K::template Block<kOp, kKind>(at_a(i), at_b(i), s));
+    }
+  }
+  if (i < n) partial(i, n - i);
+  if (stream && !(hints & kHintNoFlush)) _mm_sfence();
   return 0;
 }
 
-template <DType kId, OpId kOp>
+template <class K, DType kId, OpId kOp>
 void Set(KernelTable& t) {
   auto& row = t.k[static_cast<int>(kOp)][static_cast<int>(kId)];
-  row[static_cast<int>(LoopKind::kContiguous)] = &Loop<kId, kOp, LoopKind::kContiguous>;
-  row[static_cast<int>(LoopKind::kScalarFirst)] = &Loop<kId, kOp, LoopKind::kScalarFirst>;
-  row[static_cast<int>(LoopKind::kScalarSecond)] = &Loop<kId, kOp, LoopKind::kScalarSecond>;
+  row[static_cast<int>(LoopKind::kContiguous)] = &Loop<K, kOp, LoopKind::kContiguous>;
+  row[static_cast<int>(LoopKind::kScalarFirst)] = &Loop<K, kOp, LoopKind::kScalarFirst>;
+  row[static_cast<int>(LoopKind::kScalarSecond)] = &Loop<K, kOp, LoopKind::kScalarSecond>;
 }
 
-template <DType kId>
-void SetOps(KernelTable& t) {
-  Set<kId, OpId::kAdd>(t);
-  Set<kId, OpId::kSubtract>(t);
-  Set<kId, OpId::kMultiply>(t);
+template <class K, DType kId>
+void SetArithmetic(KernelTable& t) {
+  Set<K, kId, OpId::kAdd>(t);
+  Set<K, kId, OpId::kSubtract>(t);
+  Set<K, kId, OpId::kMultiply>(t);
 }
 
 }  // namespace
@@ -231,9 +286,10 @@ bool CpuHasAvx512Fp16() {
   return (edx >> 23) & 1;  // CPUID.(EAX=7, ECX=0):EDX.AVX512_FP16[bit 23]
 }
 
-void FillFloat8Fp16Kernels(KernelTable& t) {
-  SetOps<DType::kF8E4M3FN>(t);
-  SetOps<DType::kF8E5M2>(t);
+void FillAvx3SprKernels(KernelTable& t) {
+  SetArithmetic<Float16, DType::kF16>(t);
+  SetArithmetic<Float8<DType::kF8E4M3FN>, DType::kF8E4M3FN>(t);
+  SetArithmetic<Float8<DType::kF8E5M2>, DType::kF8E5M2>(t);
 }
 
 }  // namespace eltwise
