@@ -1,6 +1,7 @@
 """The AVX3_SPR target (docs/semantics.md, "Runtime"): AVX3_DL's kernels but for float16,
 float8_e4m3fn and float8_e5m2 add, subtract and multiply, computed in AVX512-FP16
-arithmetic (src/kernels/avx3_spr.cc). Its results are AVX3_DL's bit for bit, and
+arithmetic, and bfloat16 add, subtract, multiply and divide, rounded by AVX512-BF16's
+conversion (src/kernels/avx3_spr.cc). Its results are AVX3_DL's bit for bit, and
 NumPy's, in every loop kind, length, alignment and `out=` overlap, through the streamed
 stores of large results too. Where both operands are NaN
 the result may keep either one's NaN on any target ("Exactness"), so those elements are
@@ -19,7 +20,9 @@ pytestmark = pytest.mark.skipif("AVX3_SPR" not in eltwise.get_targets(),
                                 reason="this CPU has no AVX512-FP16: no AVX3_SPR target")
 
 F16_OPS = ("add", "subtract", "multiply")
+BF16_OPS = ("add", "subtract", "multiply", "divide")
 F8_OPS = ("add", "subtract", "multiply")
+BF16 = np.dtype(ml_dtypes.bfloat16)
 F8 = [np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)]
 # Streamed stores: results of at least 8 MiB (core/execute.h, kStreamBytes).
 STREAMED = 8 << 20
@@ -54,24 +57,34 @@ def _assert_same(got, want, x1, x2, what, any_nan=False):
                           f"{got.view(u).ravel()[bad[:4]]} vs {want.view(u).ravel()[bad[:4]]}")
 
 
-def _float16_pairs():
-    """Every float16 against 400 first operands: the edges (zeros, the least and largest
-    subnormal, 1, -1, the largest finite, infinities, signalling and quiet NaNs with
-    payloads) and random ones, both ways round."""
+# Edge bits of each 16-bit float: zeros, the least and largest subnormal, the least
+# normal, 1, -1, the largest finite, infinities, signalling and quiet NaNs with payloads,
+# and a few ordinary values.
+EDGES = {
+    np.dtype(np.float16): [0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00,
+                           0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7C01, 0xFD55, 0x7E00, 0xFE00,
+                           0x3555, 0x1400],
+    BF16: [0x0000, 0x8000, 0x0001, 0x8001, 0x007F, 0x0080, 0x8080, 0x3F80, 0xBF80, 0x7F7F,
+           0xFF7F, 0x7F80, 0xFF80, 0x7F81, 0xFFA5, 0x7FC0, 0xFFC1, 0x0101, 0x3EAB],
+}
+
+
+def _pairs16(dt):
+    """Every value of the 16-bit float dt against 400 first operands (EDGES and random
+    ones), both ways round."""
     rng = np.random.default_rng(5)
-    edges = np.array([0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x7BFF,
-                      0xFBFF, 0x7C00, 0xFC00, 0x7C01, 0xFD55, 0x7E00, 0xFE00, 0x3555, 0x1400],
-                     np.uint16)
+    edges = np.array(EDGES[dt], np.uint16)
     firsts = np.concatenate([edges, rng.integers(0, 1 << 16, 400 - edges.size, np.uint16)])
     every = np.arange(1 << 16, dtype=np.uint16)
-    a = np.repeat(firsts, every.size).view(np.float16)
-    b = np.tile(every, firsts.size).view(np.float16)
+    a = np.repeat(firsts, every.size).view(dt)
+    b = np.tile(every, firsts.size).view(dt)
     return np.concatenate([a, b]), np.concatenate([b, a])
 
 
-@pytest.mark.parametrize("name", F16_OPS)
-def test_float16_matches_avx3_dl_and_numpy(name):
-    a, b = _float16_pairs()
+@pytest.mark.parametrize("dt, name", [(np.dtype(np.float16), n) for n in F16_OPS] +
+                         [(BF16, n) for n in BF16_OPS], ids=str)
+def test_16_bit_floats_match_avx3_dl_and_numpy(dt, name):
+    a, b = _pairs16(dt)
     fn = getattr(eltwise, name)
     got = _on("AVX3_SPR", fn, a, b)
     _assert_same(got, _on("AVX3_DL", fn, a, b), a, b, f"{name} vs AVX3_DL")
@@ -110,7 +123,7 @@ def _layouts(dt, rng):
     return cases
 
 
-@pytest.mark.parametrize("dt, names", [(np.dtype(np.float16), F16_OPS)] +
+@pytest.mark.parametrize("dt, names", [(np.dtype(np.float16), F16_OPS), (BF16, BF16_OPS)] +
                          [(d, F8_OPS) for d in F8], ids=lambda v: getattr(v, "name", ""))
 def test_every_layout_matches_avx3_dl(dt, names):
     rng = np.random.default_rng(11)

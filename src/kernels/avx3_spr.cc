@@ -4,7 +4,9 @@
 // the conversions; its float32 divide stays, faster than float16's), and
 // float8_e4m3fn and float8_e5m2 add,
 // subtract and multiply, 64 codes a block in float16 lanes (AVX3_DL decodes
-// them to float32 and encodes from it, kernels/coded-inl.h).
+// them to float32 and encodes from it, kernels/coded-inl.h); and bfloat16
+// add, subtract, multiply and divide, in float32 as everywhere but rounded to
+// bfloat16 by AVX512-BF16's conversion (AVX3_DL: by integer operations).
 //
 // Exactness: the bits are AVX3_DL's, which are NumPy's (docs/semantics.md).
 // float16: NumPy computes in float32 and rounds to float16; float32's 24
@@ -12,6 +14,10 @@
 // float16 values to float32 first never changes its float16 rounding
 // (Figueroa's double-rounding bound; those that land among float16's
 // subnormals are exact in float32).
+// bfloat16: the conversion rounds to nearest even, as ml_dtypes (and
+// AVX3_DL's F32ToBF16) does, but takes a float32 subnormal for zero and
+// keeps a NaN's payload: lanes whose result is subnormal or NaN (rare) are
+// rounded by integers instead, a NaN made the quiet NaN of its sign.
 // float8 (docs/semantics.md, "Low-precision dtypes": ml_dtypes rounds the
 // float32 result to the format once). Both formats' values are float16
 // values (e4m3fn: at most 4 significant bits, magnitudes 2^-9 .. 448; e5m2: 3
@@ -57,11 +63,19 @@
 #include "core/ops.h"
 #include "kernels/avx3_spr.h"
 
+// GCC 12's AVX-512 intrinsics fill unused lanes from a self-initialized
+// variable (_mm512_undefined_*), which -Wmaybe-uninitialized reports at
+// every use; Highway's HWY_BEFORE_NAMESPACE turns the warning off for its
+// kernels, and so does this file.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 namespace eltwise {
 namespace {
 
-#define ELTWISE_FP16_ATTR \
-  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx512fp16")))
+#define ELTWISE_SPR_ATTR                                                                 \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx512fp16," \
+                        "avx512bf16")))
 
 // float16 bits of e4m3fn magnitude code m (0 .. 127): normal codes rebias
 // the exponent (7 -> 15), subnormal ones (m < 8, m * 2^-9) normalize, 0x7F is
@@ -96,7 +110,7 @@ constexpr HalfTables kE4M3FN = MakeE4M3FNTables();
 // block) and h[1] (codes 8-15): the order the unsigned and signed packs of
 // Encode undo.
 template <DType kId>
-ELTWISE_FP16_ATTR inline void Decode(__m512i c, __m512i h[2]) {
+ELTWISE_SPR_ATTR inline void Decode(__m512i c, __m512i h[2]) {
   if constexpr (kId == DType::kF8E5M2) {
     // e5m2 is float16's top byte.
     const __m512i z = _mm512_setzero_si512();
@@ -137,7 +151,7 @@ uint16_t HalfOf(uint8_t code) {
 //   448 to the next step, a tie to the even 448) the code is 0x7F, NaN (the
 //   format's overflow; inf and NaN included).
 template <DType kId>
-ELTWISE_FP16_ATTR inline __m512i Magnitude(__m512i h) {
+ELTWISE_SPR_ATTR inline __m512i Magnitude(__m512i h) {
   const __m512i a = _mm512_and_si512(h, _mm512_set1_epi16(0x7FFF));
   if constexpr (kId == DType::kF8E5M2) {
     const __m512i lsb = _mm512_and_si512(_mm512_srli_epi16(a, 8), _mm512_set1_epi16(1));
@@ -166,7 +180,7 @@ ELTWISE_FP16_ATTR inline __m512i Magnitude(__m512i h) {
 // magnitudes by the unsigned pack, the sign by the signed pack of the float16
 // bits (its bit 7 is the bits' sign), both formats' sign bit 0x80.
 template <DType kId>
-ELTWISE_FP16_ATTR inline __m512i Encode(const __m512i h[2]) {
+ELTWISE_SPR_ATTR inline __m512i Encode(const __m512i h[2]) {
   const __m512i code = _mm512_packus_epi16(Magnitude<kId>(h[0]), Magnitude<kId>(h[1]));
   const __m512i sign = _mm512_packs_epi16(h[0], h[1]);
   return _mm512_ternarylogic_epi32(code, sign, _mm512_set1_epi8(static_cast<char>(0x80)),
@@ -174,7 +188,7 @@ ELTWISE_FP16_ATTR inline __m512i Encode(const __m512i h[2]) {
 }
 
 template <OpId kOp>
-ELTWISE_FP16_ATTR inline __m512i Apply(__m512i a, __m512i b) {
+ELTWISE_SPR_ATTR inline __m512i Apply(__m512i a, __m512i b) {
   const __m512h x = _mm512_castsi512_ph(a), y = _mm512_castsi512_ph(b);
   if constexpr (kOp == OpId::kAdd) return _mm512_castph_si512(_mm512_add_ph(x, y));
   if constexpr (kOp == OpId::kSubtract) return _mm512_castph_si512(_mm512_sub_ph(x, y));
@@ -188,11 +202,11 @@ ELTWISE_FP16_ATTR inline __m512i Apply(__m512i a, __m512i b) {
 template <DType kId>
 struct Float8 {
   static constexpr size_t kSize = 1;
-  ELTWISE_FP16_ATTR static __m512i Lanes(const void* p) {
+  ELTWISE_SPR_ATTR static __m512i Lanes(const void* p) {
     return _mm512_set1_epi16(static_cast<short>(HalfOf<kId>(*static_cast<const uint8_t*>(p))));
   }
   template <OpId kOp, LoopKind kKind>
-  ELTWISE_FP16_ATTR static __m512i Block(const char* a, const char* b, __m512i s) {
+  ELTWISE_SPR_ATTR static __m512i Block(const char* a, const char* b, __m512i s) {
     __m512i ha[2] = {s, s}, hb[2] = {s, s}, r[2];
     if (kKind != LoopKind::kScalarFirst) Decode<kId>(_mm512_loadu_si512(a), ha);
     if (kKind != LoopKind::kScalarSecond) Decode<kId>(_mm512_loadu_si512(b), hb);
@@ -204,15 +218,68 @@ struct Float8 {
 
 struct Float16 {
   static constexpr size_t kSize = 2;
-  ELTWISE_FP16_ATTR static __m512i Lanes(const void* p) {
+  ELTWISE_SPR_ATTR static __m512i Lanes(const void* p) {
     uint16_t bits;
     memcpy(&bits, p, 2);
     return _mm512_set1_epi16(static_cast<short>(bits));
   }
   template <OpId kOp, LoopKind kKind>
-  ELTWISE_FP16_ATTR static __m512i Block(const char* a, const char* b, __m512i s) {
+  ELTWISE_SPR_ATTR static __m512i Block(const char* a, const char* b, __m512i s) {
     return Apply<kOp>(kKind == LoopKind::kScalarFirst ? s : _mm512_loadu_si512(a),
                       kKind == LoopKind::kScalarSecond ? s : _mm512_loadu_si512(b));
+  }
+};
+
+template <OpId kOp>
+ELTWISE_SPR_ATTR inline __m512 ApplyF32(__m512 x, __m512 y) {
+  if constexpr (kOp == OpId::kAdd) return _mm512_add_ps(x, y);
+  if constexpr (kOp == OpId::kSubtract) return _mm512_sub_ps(x, y);
+  if constexpr (kOp == OpId::kMultiply) return _mm512_mul_ps(x, y);
+  return _mm512_div_ps(x, y);
+}
+
+struct BFloat16 {
+  static constexpr size_t kSize = 2;
+  // (The float32 lanes of the element, as the lanes' bits.)
+  ELTWISE_SPR_ATTR static __m512i Lanes(const void* p) {
+    uint16_t bits;
+    memcpy(&bits, p, 2);
+    return _mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(bits) << 16));
+  }
+  // float32 lanes of the 16 elements at p.
+  ELTWISE_SPR_ATTR static __m512 Widen(const char* p) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  }
+  // bfloat16 bits of float32 lanes r as AVX3_DL's F32ToBF16 makes them, in
+  // the low 16 bits: rounded to nearest even by integers, NaN the quiet NaN
+  // of its sign.
+  ELTWISE_SPR_ATTR static __m256i Round(__m512 r) {
+    const __m512i u = _mm512_castps_si512(r);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    __m512i bits = _mm512_srli_epi32(
+        _mm512_add_epi32(_mm512_add_epi32(u, lsb), _mm512_set1_epi32(0x7FFF)), 16);
+    const __mmask16 nan = _mm512_fpclass_ps_mask(r, 0x81);  // quiet or signalling NaN
+    const __m512i quiet = _mm512_or_si512(
+        _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x8000)),
+        _mm512_set1_epi32(0x7FC0));
+    bits = _mm512_mask_mov_epi32(bits, nan, quiet);
+    return _mm512_cvtepi32_epi16(bits);
+  }
+  template <OpId kOp, LoopKind kKind>
+  ELTWISE_SPR_ATTR static __m512i Block(const char* a, const char* b, __m512i s) {
+    const __m512 fs = _mm512_castsi512_ps(s);
+    const __m512 r0 = ApplyF32<kOp>(kKind == LoopKind::kScalarFirst ? fs : Widen(a),
+                                    kKind == LoopKind::kScalarSecond ? fs : Widen(b));
+    const __m512 r1 = ApplyF32<kOp>(kKind == LoopKind::kScalarFirst ? fs : Widen(a + 32),
+                                    kKind == LoopKind::kScalarSecond ? fs : Widen(b + 32));
+    const __m512i bits = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(r1, r0));
+    // Subnormal (0x20) or NaN (0x81) lanes, rare: Round's bits.
+    const __mmask32 odd = _mm512_kunpackw(_mm512_fpclass_ps_mask(r1, 0xA1),
+                                          _mm512_fpclass_ps_mask(r0, 0xA1));
+    if (HWY_LIKELY(odd == 0)) return bits;
+    const __m512i rounded = _mm512_inserti64x4(_mm512_castsi256_si512(Round(r0)), Round(r1), 1);
+    return _mm512_mask_mov_epi16(bits, odd, rounded);
   }
 };
 
@@ -224,7 +291,7 @@ struct Float16 {
 // cache and fenced, unless kHintNoFlush says the caller fences (as
 // kernels/loops-inl.h's BinaryLoop does). Reports no flags.
 template <class K, OpId kOp, LoopKind kKind>
-ELTWISE_FP16_ATTR int Loop(const void* pa, const void* pb, void* po, size_t n,
+ELTWISE_SPR_ATTR int Loop(const void* pa, const void* pb, void* po, size_t n,
                            unsigned hints) {
   constexpr size_t kE = K::kSize, kPer = 64 / kE;
   const char* a = static_cast<const char*>(pa);
@@ -236,7 +303,7 @@ ELTWISE_FP16_ATTR int Loop(const void* pa, const void* pb, void* po, size_t n,
   // Element i's operands (a scalar operand stays where it is).
   const auto at_a = [&](size_t i) { return kKind == LoopKind::kScalarFirst ? a : a + i * kE; };
   const auto at_b = [&](size_t i) { return kKind == LoopKind::kScalarSecond ? b : b + i * kE; };
-  const auto partial = [&](size_t i, size_t m) ELTWISE_FP16_ATTR {
+  const auto partial = [&](size_t i, size_t m) ELTWISE_SPR_ATTR {
     alignas(64) char ta[64] = {}, tb[64] = {}, to[64];
     if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i * kE, m * kE);
     if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i * kE, m * kE);
@@ -280,16 +347,23 @@ void SetArithmetic(KernelTable& t) {
 
 }  // namespace
 
-bool CpuHasAvx512Fp16() {
+bool CpuRunsAvx3Spr() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
-  return (edx >> 23) & 1;  // CPUID.(EAX=7, ECX=0):EDX.AVX512_FP16[bit 23]
+  const bool fp16 = (edx >> 23) & 1;  // CPUID.(EAX=7, ECX=0):EDX.AVX512_FP16[bit 23]
+  if (!__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) return false;
+  const bool bf16 = (eax >> 5) & 1;  // CPUID.(EAX=7, ECX=1):EAX.AVX512_BF16[bit 5]
+  return fp16 && bf16;
 }
 
 void FillAvx3SprKernels(KernelTable& t) {
   SetArithmetic<Float16, DType::kF16>(t);
+  SetArithmetic<BFloat16, DType::kBF16>(t);
+  Set<BFloat16, DType::kBF16, OpId::kDivide>(t);
   SetArithmetic<Float8<DType::kF8E4M3FN>, DType::kF8E4M3FN>(t);
   SetArithmetic<Float8<DType::kF8E5M2>, DType::kF8E5M2>(t);
 }
 
 }  // namespace eltwise
+
+#pragma GCC diagnostic pop

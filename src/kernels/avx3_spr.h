@@ -6,12 +6,14 @@
 
 namespace eltwise {
 
-// Whether the CPU has the AVX512-FP16 arithmetic of FillAvx3SprKernels' kernels.
-bool CpuHasAvx512Fp16();
+// Whether the CPU has what FillAvx3SprKernels' kernels use beyond AVX3_DL:
+// AVX512-FP16's arithmetic and AVX512-BF16's conversion.
+bool CpuRunsAvx3Spr();
 
 // Puts AVX3_SPR's kernels into t, a table of AVX3_DL's: float16,
-// float8_e4m3fn and float8_e5m2 add, subtract and multiply, in AVX512-FP16
-// arithmetic (the same bits: see the .cc).
+// float8_e4m3fn and float8_e5m2 add, subtract and multiply in AVX512-FP16
+// arithmetic, bfloat16 add, subtract, multiply and divide rounded by
+// AVX512-BF16 (the same bits: see the .cc).
 void FillAvx3SprKernels(KernelTable& t);
 
 }  // namespace eltwise

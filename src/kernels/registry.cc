@@ -8,8 +8,9 @@
 //
 // AVX3_SPR is a target of eltwise's own beside Highway 1.0.3's (which has no
 // AVX512-FP16 target; later Highway versions give the name and the bit to
-// AVX3_DL plus AVX512-FP16): AVX3_DL's table with the float8 kernels of
-// kernels/avx3_spr.cc, offered where the CPU has AVX512-FP16.
+// AVX3_DL plus AVX512-FP16 and AVX512-BF16): AVX3_DL's table with the
+// kernels of kernels/avx3_spr.cc over some of its entries, offered where the
+// CPU has both.
 
 #include <atomic>
 #include <cstdlib>
@@ -72,7 +73,7 @@ struct InitOnLoad {
   InitOnLoad() {
     hwy::SetSupportedTargetsForTest(0);
     g_usable = hwy::SupportedAndGeneratedTargets();
-    if (!g_usable.empty() && g_usable.front() == HWY_AVX3_DL && CpuHasAvx512Fp16()) {
+    if (!g_usable.empty() && g_usable.front() == HWY_AVX3_DL && CpuRunsAvx3Spr()) {
       g_usable.insert(g_usable.begin(), kAvx3Spr);
     }
     Use(0);
