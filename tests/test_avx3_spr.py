@@ -1,6 +1,6 @@
 """The AVX3_SPR target (docs/semantics.md, "Runtime"): AVX3_DL's kernels but for float16,
-float8_e4m3fn and float8_e5m2 add, subtract and multiply, computed in AVX512-FP16
-arithmetic, and bfloat16 add, subtract, multiply and divide, rounded by AVX512-BF16's
+float8_e4m3fn and float8_e5m2 add, subtract, multiply and comparisons, computed in
+AVX512-FP16 arithmetic, and bfloat16 add, subtract, multiply and divide, rounded by AVX512-BF16's
 conversion (src/kernels/avx3_spr.cc). Its results are AVX3_DL's bit for bit, and
 NumPy's, in every loop kind, length, alignment and `out=` overlap, through the streamed
 stores of large results too. Where both operands are NaN
@@ -19,9 +19,10 @@ import eltwise
 pytestmark = pytest.mark.skipif("AVX3_SPR" not in eltwise.get_targets(),
                                 reason="this CPU has no AVX512-FP16: no AVX3_SPR target")
 
-F16_OPS = ("add", "subtract", "multiply")
+COMPARISONS = ("equal", "not_equal", "greater", "greater_equal", "less", "less_equal")
+F16_OPS = ("add", "subtract", "multiply") + COMPARISONS
 BF16_OPS = ("add", "subtract", "multiply", "divide")
-F8_OPS = ("add", "subtract", "multiply")
+F8_OPS = ("add", "subtract", "multiply") + COMPARISONS
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F8 = [np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)]
 # Streamed stores: results of at least 8 MiB (core/execute.h, kStreamBytes).
@@ -41,11 +42,16 @@ def _nan_both(a, b):
     return np.isnan(np.asarray(a, np.float32)) & np.isnan(np.asarray(b, np.float32))
 
 
-def _assert_same(got, want, x1, x2, what, any_nan=False):
+def _assert_same(got, want, x1, x2, what, any_nan=False, exact=False):
     """Bits equal but where both operands are NaN (then both results NaN); with
     any_nan, NaN results compared as NaN wherever they are (against NumPy: which NaN
-    code a float8 result holds is not NumPy's, docs/semantics.md)."""
+    code a float8 result holds is not NumPy's, docs/semantics.md); with exact (a
+    comparison's result, cast to `out`'s dtype or not), every byte equal."""
     assert got.dtype == want.dtype and got.shape == want.shape, what
+    if exact or got.dtype == np.bool_:  # comparisons: exact everywhere
+        bad = np.flatnonzero(got.view(np.uint8) != want.view(np.uint8))
+        assert not bad.size, f"{what}: {bad.size} differ, e.g. at {bad[:4]}"
+        return
     u = f"u{got.itemsize}"
     gf, wf = got.astype(np.float32), want.astype(np.float32)
     both = np.broadcast_to(_nan_both(x1, x2), got.shape)
@@ -132,7 +138,8 @@ def test_every_layout_matches_avx3_dl(dt, names):
             fn = getattr(eltwise, name)
             got = _on("AVX3_SPR", call, fn)
             want = _on("AVX3_DL", call, fn)
-            _assert_same(got, want, x1, x2, f"{dt.name} {name}, {what}")
+            _assert_same(got, want, x1, x2, f"{dt.name} {name}, {what}",
+                         exact=name in COMPARISONS)
 
 
 @pytest.mark.parametrize("dt", F8, ids=lambda d: d.name)

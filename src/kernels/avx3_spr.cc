@@ -1,10 +1,10 @@
 // One job: the AVX3_SPR kernels (kernels/registry.cc), AVX3_DL's but for
 // what AVX512-FP16 arithmetic computes with half the work: float16 add,
-// subtract and multiply in float16 lanes (AVX3_DL: two float32 vectors and
-// the conversions; its float32 divide stays, faster than float16's), and
-// float8_e4m3fn and float8_e5m2 add,
-// subtract and multiply, 64 codes a block in float16 lanes (AVX3_DL decodes
-// them to float32 and encodes from it, kernels/coded-inl.h); and bfloat16
+// subtract, multiply and comparisons in float16 lanes (AVX3_DL: two float32
+// vectors and the conversions; its float32 divide stays, faster than
+// float16's), and float8_e4m3fn and float8_e5m2 add, subtract, multiply and
+// comparisons, 64 codes a block in float16 lanes (AVX3_DL decodes them to
+// float32 and encodes from it, kernels/coded-inl.h); and bfloat16
 // add, subtract, multiply and divide, in float32 as everywhere but rounded to
 // bfloat16 by AVX512-BF16's conversion (AVX3_DL: by integer operations).
 //
@@ -195,10 +195,25 @@ ELTWISE_SPR_ATTR inline __m512i Apply(__m512i a, __m512i b) {
   return _mm512_castph_si512(_mm512_mul_ph(x, y));
 }
 
-// The kernels of one dtype: kSize bytes an element; Lanes(p) the float16
+// The comparison kOp of float16 lanes (the predicates of AVX3_DL's: ordered
+// but for not_equal, so NaN compares false but unequal), exact: float16
+// values compare as their float32 conversions do.
+template <OpId kOp>
+ELTWISE_SPR_ATTR inline __mmask32 Compare(__m512i a, __m512i b) {
+  constexpr int kPredicate = kOp == OpId::kEqual          ? _CMP_EQ_OQ
+                             : kOp == OpId::kNotEqual     ? _CMP_NEQ_UQ
+                             : kOp == OpId::kGreater      ? _CMP_GT_OQ
+                             : kOp == OpId::kGreaterEqual ? _CMP_GE_OQ
+                             : kOp == OpId::kLess         ? _CMP_LT_OQ
+                                                          : _CMP_LE_OQ;
+  return _mm512_cmp_ph_mask(_mm512_castsi512_ph(a), _mm512_castsi512_ph(b), kPredicate);
+}
+
+// The kernels of one dtype: kSize bytes an operand element; Lanes(p) the
 // lanes of one element (a scalar loop kind's operand) in every lane; Block
-// the 64 result bytes of the 64 operand bytes at a and b, or of the scalar
-// lanes s where the loop kind says (a or b then unread).
+// the 64 result bytes (64 / the result's size elements) of the operand
+// elements at a and b, or of the scalar lanes s where the loop kind says (a
+// or b then unread). A comparison's result is a bool byte (0 or 1).
 template <DType kId>
 struct Float8 {
   static constexpr size_t kSize = 1;
@@ -210,9 +225,17 @@ struct Float8 {
     __m512i ha[2] = {s, s}, hb[2] = {s, s}, r[2];
     if (kKind != LoopKind::kScalarFirst) Decode<kId>(_mm512_loadu_si512(a), ha);
     if (kKind != LoopKind::kScalarSecond) Decode<kId>(_mm512_loadu_si512(b), hb);
-    r[0] = Apply<kOp>(ha[0], hb[0]);
-    r[1] = Apply<kOp>(ha[1], hb[1]);
-    return Encode<kId>(r);
+    if constexpr (Traits(kOp).bool_result) {
+      // The signed pack puts the 16-bit lanes' results in code order (as
+      // Encode's packs do).
+      const __m512i ones = _mm512_packs_epi16(_mm512_movm_epi16(Compare<kOp>(ha[0], hb[0])),
+                                              _mm512_movm_epi16(Compare<kOp>(ha[1], hb[1])));
+      return _mm512_and_si512(ones, _mm512_set1_epi8(1));
+    } else {
+      r[0] = Apply<kOp>(ha[0], hb[0]);
+      r[1] = Apply<kOp>(ha[1], hb[1]);
+      return Encode<kId>(r);
+    }
   }
 };
 
@@ -225,8 +248,19 @@ struct Float16 {
   }
   template <OpId kOp, LoopKind kKind>
   ELTWISE_SPR_ATTR static __m512i Block(const char* a, const char* b, __m512i s) {
-    return Apply<kOp>(kKind == LoopKind::kScalarFirst ? s : _mm512_loadu_si512(a),
-                      kKind == LoopKind::kScalarSecond ? s : _mm512_loadu_si512(b));
+    // The 32 elements from byte `at` of each operand.
+    const auto x = [&](size_t at) ELTWISE_SPR_ATTR {
+      return kKind == LoopKind::kScalarFirst ? s : _mm512_loadu_si512(a + at);
+    };
+    const auto y = [&](size_t at) ELTWISE_SPR_ATTR {
+      return kKind == LoopKind::kScalarSecond ? s : _mm512_loadu_si512(b + at);
+    };
+    if constexpr (Traits(kOp).bool_result) {
+      const __mmask64 m = _mm512_kunpackd(Compare<kOp>(x(64), y(64)), Compare<kOp>(x(0), y(0)));
+      return _mm512_maskz_mov_epi8(m, _mm512_set1_epi8(1));
+    } else {
+      return Apply<kOp>(x(0), y(0));
+    }
   }
 };
 
@@ -293,7 +327,8 @@ struct BFloat16 {
 template <class K, OpId kOp, LoopKind kKind>
 ELTWISE_SPR_ATTR int Loop(const void* pa, const void* pb, void* po, size_t n,
                            unsigned hints) {
-  constexpr size_t kE = K::kSize, kPer = 64 / kE;
+  // Bytes an operand element and a result element, elements a block.
+  constexpr size_t kE = K::kSize, kO = Traits(kOp).bool_result ? 1 : kE, kPer = 64 / kO;
   const char* a = static_cast<const char*>(pa);
   const char* b = static_cast<const char*>(pb);
   char* out = static_cast<char*>(po);
@@ -304,25 +339,25 @@ ELTWISE_SPR_ATTR int Loop(const void* pa, const void* pb, void* po, size_t n,
   const auto at_a = [&](size_t i) { return kKind == LoopKind::kScalarFirst ? a : a + i * kE; };
   const auto at_b = [&](size_t i) { return kKind == LoopKind::kScalarSecond ? b : b + i * kE; };
   const auto partial = [&](size_t i, size_t m) ELTWISE_SPR_ATTR {
-    alignas(64) char ta[64] = {}, tb[64] = {}, to[64];
+    alignas(64) char ta[64 * kE / kO] = {}, tb[64 * kE / kO] = {}, to[64];
     if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i * kE, m * kE);
     if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i * kE, m * kE);
     _mm512_store_si512(to, K::template Block<kOp, kKind>(ta, tb, s));
-    memcpy(out + i * kE, to, m * kE);
+    memcpy(out + i * kO, to, m * kO);
   };
   const uintptr_t misaligned = reinterpret_cast<uintptr_t>(out) % 64;
-  const bool stream = (hints & kHintStream) && misaligned % kE == 0;
+  const bool stream = (hints & kHintStream) && misaligned % kO == 0;
   size_t i = 0;
   if (stream) {
-    const size_t head = std::min(n, (64 - misaligned) % 64 / kE);
+    const size_t head = std::min(n, (64 - misaligned) % 64 / kO);
     if (head != 0) partial(0, head);
     for (i = head; i + kPer <= n; i += kPer) {
-      _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i * kE),
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i * kO),
                           K::template Block<kOp, kKind>(at_a(i), at_b(i), s));
     }
   } else {
     for (; i + kPer <= n; i += kPer) {
-      _mm512_storeu_si512(out + i * kE, K::template Block<kOp, kKind>(at_a(i), at_b(i), s));
+      _mm512_storeu_si512(out + i * kO, K::template Block<kOp, kKind>(at_a(i), at_b(i), s));
     }
   }
   if (i < n) partial(i, n - i);
@@ -345,6 +380,16 @@ void SetArithmetic(KernelTable& t) {
   Set<K, kId, OpId::kMultiply>(t);
 }
 
+template <class K, DType kId>
+void SetComparisons(KernelTable& t) {
+  Set<K, kId, OpId::kEqual>(t);
+  Set<K, kId, OpId::kNotEqual>(t);
+  Set<K, kId, OpId::kGreater>(t);
+  Set<K, kId, OpId::kGreaterEqual>(t);
+  Set<K, kId, OpId::kLess>(t);
+  Set<K, kId, OpId::kLessEqual>(t);
+}
+
 }  // namespace
 
 bool CpuRunsAvx3Spr() {
@@ -358,10 +403,13 @@ bool CpuRunsAvx3Spr() {
 
 void FillAvx3SprKernels(KernelTable& t) {
   SetArithmetic<Float16, DType::kF16>(t);
+  SetComparisons<Float16, DType::kF16>(t);
   SetArithmetic<BFloat16, DType::kBF16>(t);
   Set<BFloat16, DType::kBF16, OpId::kDivide>(t);
   SetArithmetic<Float8<DType::kF8E4M3FN>, DType::kF8E4M3FN>(t);
+  SetComparisons<Float8<DType::kF8E4M3FN>, DType::kF8E4M3FN>(t);
   SetArithmetic<Float8<DType::kF8E5M2>, DType::kF8E5M2>(t);
+  SetComparisons<Float8<DType::kF8E5M2>, DType::kF8E5M2>(t);
 }
 
 }  // namespace eltwise

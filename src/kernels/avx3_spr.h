@@ -11,8 +11,8 @@ namespace eltwise {
 bool CpuRunsAvx3Spr();
 
 // Puts AVX3_SPR's kernels into t, a table of AVX3_DL's: float16,
-// float8_e4m3fn and float8_e5m2 add, subtract and multiply in AVX512-FP16
-// arithmetic, bfloat16 add, subtract, multiply and divide rounded by
+// float8_e4m3fn and float8_e5m2 add, subtract, multiply and comparisons in
+// AVX512-FP16 arithmetic, bfloat16 add, subtract, multiply and divide rounded by
 // AVX512-BF16 (the same bits: see the .cc).
 void FillAvx3SprKernels(KernelTable& t);
 
