@@ -33,16 +33,17 @@
 //   2^-17); a product from 65520 up is inf in float16, and R of float32's
 //   (at least 61440) is inf too.
 // - add, subtract: s = a + b (b negated for subtract), |a| >= |b|, a in
-//   [2^e, 2^(e+1)), the format keeping p bits (4, 3) so its step at a is
+//   [2^e, 2^(e+1)), the format keeping p bits (4, 3), so its step at a is
 //   u = 2^(e+1-p). Every value is a multiple of the least subnormal (2^-9,
-//   2^-16), so s is exact in float16 unless it needs more than 11 bits; a's
-//   bits lie within p of its top, so b's lowest bit is then below 2^(e-9),
-//   which makes |b| < 2^(e-5-p) = u/16 (u/32 for p = 3 is also below u/16):
-//   s lies within u/16 of a, a value of the format, and both roundings of s
-//   move it by at most 2^(e-10) < u/16, so either stays within u/8 of a,
-//   closer than half the step on either side (u/4 below a power of two), and
-//   R gives a from both. e5m2 sums from 65520 up are inf in float16, and R of
-//   float32's (at least 61440) is inf too; e4m3fn sums stay below 1024.
+//   2^-16), so s is exact in float16 unless it needs more than 11 bits
+//   (|s| < 2^(e+2)): its lowest bit is then at most 2^(e-10), below a's
+//   lowest (at least u), so it is b's, and b, of at most p bits, is below
+//   2^(e-10+p) = u * 2^(2p-11) <= u/8. So s lies within u/8 of a, a value of
+//   the format; either rounding moves s by at most 2^(e-10) <= u/128,
+//   leaving it within u/4 of a, less than half the step on either side of a
+//   (the step below a power of two is u/2), and R gives a from both. e5m2
+//   sums from 65520 up are inf in float16, and R of float32's (at least
+//   61440) is inf too; e4m3fn sums stay below 1024.
 // NaN and inf follow float16 arithmetic as float32's: a NaN operand gives its
 // own NaN, quieted (float32's conversions keep a float16 NaN's payload both
 // ways; where both are NaN, either one's, as the compiler orders a
