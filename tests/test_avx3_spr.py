@@ -140,6 +140,18 @@ def test_every_layout_matches_avx3_dl(dt, names):
             want = _on("AVX3_DL", call, fn)
             _assert_same(got, want, x1, x2, f"{dt.name} {name}, {what}",
                          exact=name in COMPARISONS)
+    # A comparison's bool result streams from STREAMED elements, whatever the operands'
+    # width, its head aligned by the result's bytes.
+    n = STREAMED + 777
+    bits = rng.integers(0, 1 << (8 * dt.itemsize), (2, n), dtype=f"u{dt.itemsize}")
+    bx, by = bits[0].view(dt), bits[1].view(dt)
+    for name in set(names) & set(COMPARISONS):
+        fn = getattr(eltwise, name)
+        for off in (0, 1, 5):
+            out = np.empty(n + off, np.bool_)[off:]
+            got = _on("AVX3_SPR", lambda: fn(bx, by, out=out).copy())
+            want = _on("AVX3_DL", lambda: fn(bx, by, out=out).copy())
+            _assert_same(got, want, bx, by, f"{dt.name} {name}, streamed bool, offset {off}")
 
 
 @pytest.mark.parametrize("dt", F8, ids=lambda d: d.name)
