@@ -53,6 +53,20 @@
 // MXCSR's DAZ and FTZ say (e5m2's subnormals are float16's), and rounds as
 // MXCSR's rounding control says, to nearest even under NumPy, as float32's.
 
+#include "kernels/avx3_spr.h"
+
+// The compilers whose AVX512-FP16 intrinsics serve functions that name the
+// instruction set in their target attribute (GCC 12; Clang from 16, whose
+// immintrin.h declares them without -mavx512fp16), on x86-64; elsewhere
+// (aarch64, older compilers) there is no AVX3_SPR target.
+#if defined(__x86_64__) && ((defined(__clang__) && __clang_major__ >= 16) || \
+                            (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 12))
+#define ELTWISE_AVX3_SPR 1
+#else
+#define ELTWISE_AVX3_SPR 0
+#endif
+
+#if ELTWISE_AVX3_SPR
 #include <cpuid.h>
 #include <immintrin.h>
 
@@ -62,14 +76,16 @@
 #include <cstring>
 
 #include "core/ops.h"
-#include "kernels/avx3_spr.h"
 
 // GCC 12's AVX-512 intrinsics fill unused lanes from a self-initialized
-// variable (_mm512_undefined_*), which -Wmaybe-uninitialized reports at
-// every use; Highway's HWY_BEFORE_NAMESPACE turns the warning off for its
-// kernels, and so does this file.
+// variable (_mm512_undefined_*), which -Wuninitialized and
+// -Wmaybe-uninitialized report at every use; Highway's HWY_BEFORE_NAMESPACE
+// turns them off for its kernels, and so does this file.
 #pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace eltwise {
 namespace {
@@ -247,20 +263,20 @@ struct Float16 {
     memcpy(&bits, p, 2);
     return _mm512_set1_epi16(static_cast<short>(bits));
   }
+  // The 32 elements from byte `at` of operand p, or the scalar lanes s.
+  template <bool kScalar>
+  ELTWISE_SPR_ATTR static __m512i At(const char* p, size_t at, __m512i s) {
+    return kScalar ? s : _mm512_loadu_si512(p + at);
+  }
   template <OpId kOp, LoopKind kKind>
   ELTWISE_SPR_ATTR static __m512i Block(const char* a, const char* b, __m512i s) {
-    // The 32 elements from byte `at` of each operand.
-    const auto x = [&](size_t at) ELTWISE_SPR_ATTR {
-      return kKind == LoopKind::kScalarFirst ? s : _mm512_loadu_si512(a + at);
-    };
-    const auto y = [&](size_t at) ELTWISE_SPR_ATTR {
-      return kKind == LoopKind::kScalarSecond ? s : _mm512_loadu_si512(b + at);
-    };
+    constexpr bool kA = kKind == LoopKind::kScalarFirst, kB = kKind == LoopKind::kScalarSecond;
     if constexpr (Traits(kOp).bool_result) {
-      const __mmask64 m = _mm512_kunpackd(Compare<kOp>(x(64), y(64)), Compare<kOp>(x(0), y(0)));
+      const __mmask64 m = _mm512_kunpackd(Compare<kOp>(At<kA>(a, 64, s), At<kB>(b, 64, s)),
+                                          Compare<kOp>(At<kA>(a, 0, s), At<kB>(b, 0, s)));
       return _mm512_maskz_mov_epi8(m, _mm512_set1_epi8(1));
     } else {
-      return Apply<kOp>(x(0), y(0));
+      return Apply<kOp>(At<kA>(a, 0, s), At<kB>(b, 0, s));
     }
   }
 };
@@ -318,6 +334,18 @@ struct BFloat16 {
   }
 };
 
+// Elements i .. i + m - 1 (m below a block) through padded buffers: their
+// operands copied in, one block computed, its first m results copied out.
+template <class K, OpId kOp, LoopKind kKind, size_t kE, size_t kO>
+ELTWISE_SPR_ATTR void Partial(const char* a, const char* b, char* out, size_t i, size_t m,
+                              __m512i s) {
+  alignas(64) char ta[64 * kE / kO] = {}, tb[64 * kE / kO] = {}, to[64];
+  if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i * kE, m * kE);
+  if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i * kE, m * kE);
+  _mm512_store_si512(reinterpret_cast<__m512i*>(to), K::template Block<kOp, kKind>(ta, tb, s));
+  memcpy(out + i * kO, to, m * kO);
+}
+
 // out[i] = a[i] op b[i] for i < n (a or b one element for a scalar loop
 // kind), 64 bytes of result a block; a partial block (the tail, and under
 // kHintStream the head before the first aligned block) through padded
@@ -339,19 +367,12 @@ ELTWISE_SPR_ATTR int Loop(const void* pa, const void* pb, void* po, size_t n,
   // Element i's operands (a scalar operand stays where it is).
   const auto at_a = [&](size_t i) { return kKind == LoopKind::kScalarFirst ? a : a + i * kE; };
   const auto at_b = [&](size_t i) { return kKind == LoopKind::kScalarSecond ? b : b + i * kE; };
-  const auto partial = [&](size_t i, size_t m) ELTWISE_SPR_ATTR {
-    alignas(64) char ta[64 * kE / kO] = {}, tb[64 * kE / kO] = {}, to[64];
-    if (kKind != LoopKind::kScalarFirst) memcpy(ta, a + i * kE, m * kE);
-    if (kKind != LoopKind::kScalarSecond) memcpy(tb, b + i * kE, m * kE);
-    _mm512_store_si512(to, K::template Block<kOp, kKind>(ta, tb, s));
-    memcpy(out + i * kO, to, m * kO);
-  };
   const uintptr_t misaligned = reinterpret_cast<uintptr_t>(out) % 64;
   const bool stream = (hints & kHintStream) && misaligned % kO == 0;
   size_t i = 0;
   if (stream) {
     const size_t head = std::min(n, (64 - misaligned) % 64 / kO);
-    if (head != 0) partial(0, head);
+    if (head != 0) Partial<K, kOp, kKind, kE, kO>(a, b, out, 0, head, s);
     for (i = head; i + kPer <= n; i += kPer) {
       _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i * kO),
                           K::template Block<kOp, kKind>(at_a(i), at_b(i), s));
@@ -361,7 +382,7 @@ ELTWISE_SPR_ATTR int Loop(const void* pa, const void* pb, void* po, size_t n,
       _mm512_storeu_si512(out + i * kO, K::template Block<kOp, kKind>(at_a(i), at_b(i), s));
     }
   }
-  if (i < n) partial(i, n - i);
+  if (i < n) Partial<K, kOp, kKind, kE, kO>(a, b, out, i, n - i, s);
   if (stream && !(hints & kHintNoFlush)) _mm_sfence();
   return 0;
 }
@@ -416,3 +437,16 @@ void FillAvx3SprKernels(KernelTable& t) {
 }  // namespace eltwise
 
 #pragma GCC diagnostic pop
+
+#else  // !ELTWISE_AVX3_SPR
+
+namespace eltwise {
+bool CpuRunsAvx3Spr() { return false; }
+void FillAvx3SprKernels(KernelTable&) {}
+}  // namespace eltwise
+
+#endif  // ELTWISE_AVX3_SPR
+
+namespace eltwise {
+bool Avx3SprCompiled() { return ELTWISE_AVX3_SPR; }
+}  // namespace eltwise

@@ -95,7 +95,7 @@ std::vector<std::string> CompiledTargets() {
   // Unsigned: the targets' bits reach the sign bit of int64_t.
   for (uint64_t bit = 1; bit != 0; bit <<= 1) {
     if (static_cast<uint64_t>(HWY_TARGETS) & bit) {
-      if (bit == HWY_AVX3_DL) names.push_back(NameOf(kAvx3Spr));
+      if (bit == HWY_AVX3_DL && Avx3SprCompiled()) names.push_back(NameOf(kAvx3Spr));
       names.push_back(NameOf(static_cast<int64_t>(bit)));
     }
   }
