@@ -119,7 +119,7 @@ def finfo(dt):
 
 
 def uint_of(dt):
-    return {2: np.uint16, 4: np.uint32, 8: np.uint64}[np.dtype(dt).itemsize]
+    return {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[np.dtype(dt).itemsize]
 
 
 def expected_error(name: str, rt) -> type | None:

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import eltwise
+from ew_helpers import assert_same
 
 pytestmark = pytest.mark.skipif("AVX3_SPR" not in eltwise.get_targets(),
                                 reason="this CPU has no AVX512-FP16: no AVX3_SPR target")
@@ -42,11 +43,11 @@ def _nan_both(a, b):
     return np.isnan(np.asarray(a, np.float32)) & np.isnan(np.asarray(b, np.float32))
 
 
-def _assert_same(got, want, x1, x2, what, any_nan=False, exact=False):
-    """Bits equal but where both operands are NaN (then both results NaN); with
-    any_nan, NaN results compared as NaN wherever they are (against NumPy: which NaN
-    code a float8 result holds is not NumPy's, docs/semantics.md); with exact (a
-    comparison's result, cast to `out`'s dtype or not), every byte equal."""
+def _assert_same(got, want, x1, x2, what, exact=False):
+    """AVX3_SPR's result against AVX3_DL's: bits equal but where both operands are NaN
+    (then both results NaN); with exact (a comparison's result, cast to `out`'s dtype or
+    not), every byte equal. (Against NumPy, ew_helpers.assert_same: NaN as NaN, which
+    NaN code a float8 result holds not being NumPy's, docs/semantics.md.)"""
     assert got.dtype == want.dtype and got.shape == want.shape, what
     if exact or got.dtype == np.bool_:  # comparisons: exact everywhere
         bad = np.flatnonzero(got.view(np.uint8) != want.view(np.uint8))
@@ -55,8 +56,6 @@ def _assert_same(got, want, x1, x2, what, any_nan=False, exact=False):
     u = f"u{got.itemsize}"
     gf, wf = got.astype(np.float32), want.astype(np.float32)
     both = np.broadcast_to(_nan_both(x1, x2), got.shape)
-    if any_nan:
-        both = np.isnan(wf)
     ok = np.where(both, np.isnan(gf) & np.isnan(wf), got.view(u) == want.view(u))
     bad = np.flatnonzero(~ok)
     assert not bad.size, (f"{what}: {bad.size} differ, e.g. at {bad[:4]}: "
@@ -95,7 +94,7 @@ def test_16_bit_floats_match_avx3_dl_and_numpy(dt, name):
     got = _on("AVX3_SPR", fn, a, b)
     _assert_same(got, _on("AVX3_DL", fn, a, b), a, b, f"{name} vs AVX3_DL")
     with np.errstate(all="ignore"):
-        _assert_same(got, getattr(np, name)(a, b), a, b, f"{name} vs NumPy", any_nan=True)
+        assert_same(got, getattr(np, name)(a, b), inputs=(a, b))
 
 
 def _layouts(dt, rng):
@@ -170,5 +169,4 @@ def test_float8_every_pair_matches_avx3_dl_and_numpy(dt):
             _assert_same(got, _on("AVX3_DL", fn, x1, x2), x1, x2, f"{name} {what}")
             expect = want.reshape(256, 256) if what != "contiguous" else want
             expect = expect.T if what == "x2 column" else expect
-            _assert_same(got, np.ascontiguousarray(expect).reshape(got.shape), x1, x2,
-                         f"{name} {what} vs NumPy", any_nan=True)
+            assert_same(got, np.ascontiguousarray(expect).reshape(got.shape), inputs=(x1, x2))

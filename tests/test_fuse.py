@@ -39,7 +39,7 @@ BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
 def bits(x):
     """x's bytes as unsigned integers (bool as uint8), for a bit-for-bit comparison."""
     a = np.ascontiguousarray(x)
-    return a.view(np.uint8 if a.dtype.itemsize == 1 else uint_of(a.dtype))
+    return a.view(uint_of(a.dtype))
 
 
 def assert_bits(got, exp):

@@ -7,8 +7,9 @@
 namespace eltwise {
 
 // Whether this build has the AVX3_SPR kernels (x86-64, with a compiler that
-// knows AVX512-FP16: GCC 12, Clang 14 or later); without them the two
-// functions below report no such CPU and fill nothing.
+// declares AVX512-FP16's intrinsics for target attributes: GCC 12, Clang 16
+// or later); without them the two functions below report no such CPU and
+// fill nothing.
 bool Avx3SprCompiled();
 
 // Whether the CPU has what FillAvx3SprKernels' kernels use beyond AVX3_DL:
