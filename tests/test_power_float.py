@@ -274,3 +274,61 @@ def test_float64_cube_near_double_word_limits(target, rng):
         got = eltwise.power(x, e)
         with np.errstate(all="ignore"):
             assert_same(got, np.power(x, float(e)), ulp=1, inputs=(x, e))
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.float64)], ids=dtype_id)
+def test_lane_bits_independent_of_layout(dtype, target, rng):
+    """A lane's bits do not depend on its neighbours, on where it lies in the array, nor
+    on the loop that reaches it (docs/semantics.md, "Exactness"): AVX-512 runs float power
+    two vectors a step with one test of both for the lanes its common path cannot compute
+    (zero, negative, infinite or NaN bases, NaN exponents, results past the range), and
+    sends both vectors the long way when one lane needs it; streamed results (8 MiB and
+    more) start with a head before the aligned stores. Each call here is compared with
+    the same elements computed one at a time, or in short calls."""
+    n = 517
+    x = (10.0 ** rng.uniform(-3, 3, n)).astype(dtype)
+    y = rng.uniform(-8, 8, n).astype(dtype)
+    one_by_one = np.array([eltwise.power(x[i:i + 1], y[i:i + 1])[0] for i in range(n)])
+    assert_same(eltwise.power(x, y), one_by_one)
+    # Rare lanes sprinkled in: each position of a two-vector step in turn.
+    specials = np.array([0.0, -2.0, np.inf, np.nan, -0.0, 1e-310 if dtype == np.float64 else 1e-40],
+                        dtype)
+    xs = x.copy()
+    ys = y.copy()
+    for k, pos in enumerate(range(3, n, 37)):
+        xs[pos] = specials[k % len(specials)]
+    ys[200] = np.nan
+    ys[300] = np.float32(3e38) if dtype == np.float32 else 1e300  # |y log2 x| past the range
+    single = np.array([eltwise.power(xs[i:i + 1], ys[i:i + 1])[0] for i in range(n)])
+    assert_same(eltwise.power(xs, ys), single)
+    assert_same(eltwise.power(xs, ys), reference("power", xs, ys), ulp=1, inputs=(xs, ys))
+    # Every start and length around a step of two vectors (a head, a tail, both).
+    for start in (0, 1, 5, 16, 31):
+        for length in (0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 200):
+            sl = slice(start, start + length)
+            assert_same(eltwise.power(xs[sl], ys[sl]), single[sl])
+    # A scalar base and a scalar exponent (outside the exponents multiplied out).
+    xb = dtype.type(1.7)
+    assert_same(eltwise.power(xb, ys), np.array([eltwise.power(xb, v) for v in ys], dtype))
+    assert_same(eltwise.power(xs, dtype.type(0.3)),
+                np.array([eltwise.power(v, dtype.type(0.3)) for v in xs], dtype))
+    # In place: out is the base, then the exponent.
+    a = xs.copy()
+    eltwise.power(a, ys, out=a)
+    assert_same(a, single)
+    b = ys.copy()
+    eltwise.power(xs, b, out=b)
+    assert_same(b, single)
+
+
+@pytest.mark.parametrize("offset", [0, 1, 3])
+def test_streamed_power_matches_short_calls(offset, target, rng):
+    """float32 results of 8 MiB and more go out through non-temporal stores after an
+    unaligned head: the same bits as the same elements in short calls."""
+    n = (1 << 21) + 77
+    x = (10.0 ** rng.uniform(-2, 2, n + offset)).astype(np.float32)[offset:]
+    y = rng.uniform(-6, 6, n + offset).astype(np.float32)[offset:]
+    x[::1001] = -x[::1001]  # negative bases: the long way now and then
+    big = eltwise.power(x, y)
+    short = np.concatenate([eltwise.power(x[i:i + 4096], y[i:i + 4096]) for i in range(0, n, 4096)])
+    assert_same(big, short)

@@ -506,6 +506,40 @@ HWY_NOINLINE V PowNegOrSlow(D d, V x, V y, V mag, M ok, V hi, V lo) {
 
 }  // namespace pow_f64
 
+// pow(x, y) for float64 lanes on the common path: returns the magnitude and
+// sets *ok to the lanes it computed in full but for the sign (positive normal
+// or negative normal x, |y log x| < 512), *hi and *lo to log|x|. PowF64 and
+// power.cc's two-vector loop take what it leaves to PowNegOrSlow.
+template <class D, class V>
+HWY_INLINE V PowF64Common(D d, V x, V y, hn::Mask<D>* ok, V* hi, V* lo) {
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  const auto ix = hn::BitCast(du, x);
+  const auto ax = hn::And(ix, hn::Set(du, 0x7FFFFFFFFFFFFFFFull));
+  V ehi, elo;
+  pow_f64::Log(d, ax, *hi, *lo);
+  pow_f64::MulY(d, y, *hi, *lo, ehi, elo);
+  hn::Vec<decltype(du)> sbits;
+  V tlo = hn::Zero(d);
+  const V tmp = pow_f64::ExpTmp(d, ehi, elo, sbits, tlo);
+  const V s = hn::BitCast(d, sbits);
+  // |x| normal finite: ax + 0x7ff0.. (mod 2^64) < -2^53 as signed.
+  const auto x_ok = hn::Lt(hn::BitCast(di, hn::Add(ax, hn::Set(du, 0x7FF0000000000000ull))),
+                           hn::Set(di, static_cast<int64_t>(0xFFE0000000000000ull)));
+  *ok = hn::And(hn::RebindMask(d, x_ok), hn::Lt(hn::Abs(ehi), hn::Set(d, 512.0)));
+#if !HWY_NATIVE_FMA
+  *ok = hn::AndNot(hn::IsNaN(elo), *ok);  // split overflow (|y| > ~2^996), see PowFinish
+#endif
+  return pow_f64::ScaleBy(d, s, tmp, tlo);
+}
+
+// Whether x's sign bit is set, per lane.
+template <class D, class V>
+HWY_INLINE hn::Mask<D> SignBitSet(D d, V x) {
+  const hn::RebindToSigned<D> di;
+  return hn::RebindMask(d, hn::Lt(hn::BitCast(di, x), hn::Zero(di)));
+}
+
 // pow(x, y) for float64 lanes.
 //   Lanes: float64.
 //   Valid range: every input; C99's special cases (Annex F.10.4.4) exact;
@@ -517,28 +551,11 @@ HWY_NOINLINE V PowNegOrSlow(D d, V x, V y, V mag, M ok, V hi, V lo) {
 //   last bit of a few results (see the header).
 template <class D, class V>
 HWY_INLINE V PowF64(D d, V x, V y) {
-  const hn::RebindToUnsigned<D> du;
-  const hn::RebindToSigned<D> di;
-  const auto ix = hn::BitCast(du, x);
-  const auto ax = hn::And(ix, hn::Set(du, 0x7FFFFFFFFFFFFFFFull));
-  V hi, lo, ehi, elo;
-  pow_f64::Log(d, ax, hi, lo);
-  pow_f64::MulY(d, y, hi, lo, ehi, elo);
-  hn::Vec<decltype(du)> sbits;
-  V tlo = hn::Zero(d);
-  const V tmp = pow_f64::ExpTmp(d, ehi, elo, sbits, tlo);
-  const V s = hn::BitCast(d, sbits);
-  // |x| normal finite: ax + 0x7ff0.. (mod 2^64) < -2^53 as signed.
-  const auto x_ok = hn::Lt(hn::BitCast(di, hn::Add(ax, hn::Set(du, 0x7FF0000000000000ull))),
-                           hn::Set(di, static_cast<int64_t>(0xFFE0000000000000ull)));
-  const V mag = pow_f64::ScaleBy(d, s, tmp, tlo);
-  const auto x_neg = hn::RebindMask(d, hn::Lt(hn::BitCast(di, ix), hn::Zero(di)));
-  auto ok = hn::And(hn::RebindMask(d, x_ok), hn::Lt(hn::Abs(ehi), hn::Set(d, 512.0)));
-#if !HWY_NATIVE_FMA
-  ok = hn::AndNot(hn::IsNaN(elo), ok);  // split overflow (|y| > ~2^996), see PowFinish
-#endif
+  hn::Mask<D> ok;
+  V hi, lo;
+  const V mag = PowF64Common(d, x, y, &ok, &hi, &lo);
   // The one test of the common path: all lanes positive normal x, |y log x| < 512.
-  if (HWY_LIKELY(hn::AllTrue(d, hn::AndNot(x_neg, ok)))) return mag;
+  if (HWY_LIKELY(hn::AllTrue(d, hn::AndNot(SignBitSet(d, x), ok)))) return mag;
   return pow_f64::PowNegOrSlow(d, x, y, mag, ok, hi, lo);
 }
 

@@ -6,8 +6,8 @@
 // 2^-38 relative, exp2 2^-33), so results are within 1 ULP of float64's pow
 // rounded to float32. AVX-512 computes the same method in float32 lanes with
 // double-float steps instead (its PowAbsF32: 16 lanes a step where float64
-// has 8; below 2^-26 before the rounding, also within 1 ULP), which gives
-// another last bit for about 1% of operands. The other targets with FMA
+// has 8; below 2^-25.5 before the rounding, also within 1 ULP), which gives
+// another last bit for about 0.3% of operands. The other targets with FMA
 // (AVX2) give one set of bits; without FMA the polynomials round twice per
 // step, which changes a float32 result only near a rounding boundary (none in
 // 10^6 random pairs). C99's special cases are exact, e.g. pow(NaN, 0) == 1
@@ -97,86 +97,95 @@ HWY_INLINE VD PowAbsF64(DD dd, VD z, VD invc, VD kh, VD log_lo, VD y) {
 }
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// pow(|x|, y) of float32 lanes (|x| positive: finite or not, rare lanes are
-// overridden by the caller) in float32 lanes with double-float steps, from
+// pow(|x|, y) of float32 lanes in float32 lanes with double-float steps, from
 // what AVX-512 has: getmant/getexp (subnormals included), 32-entry tables by
 // one two-register permute each, and scalef (it saturates to inf or 0).
 //   log2|x| = k + log2 z, z in [1, 2); with c from z's subinterval
 //   (pow_f32_tables.h: r = z/c - 1 exact, |r| <= 2^-5; c = 1 and c = 2 at the
 //   ends, so k + log2 c is an integer for x within 1/32 of a power of two on
-//   either side: nothing cancels near x = 1), log2|x| = (k + log2 c) + (r - r^2/2)/ln2 +
-//   r^3 q(r): k + log2 c's high part and r - r^2/2 are exact, the rest is
-//   carried as a low float. Relative error of log2|x| below 2^-34.
-//   t = y log2|x| = t_hi + t_lo (exact product of the high parts), its
-//   magnitude capped at 192 (the result is inf or 0 beyond it anyway).
+//   either side: nothing cancels near x = 1), log2|x| = kh + C1 r + C2 r^2 +
+//   r^3 q(r) + log2(c)'s low part, kh = k + log2(c)'s high part (exact),
+//   C1 = 1/ln2 = C1h + C1l, C2 = -C1/2 = C2h + C2l (halves, exact).
+//   l_hi = (kh + r C1h) + s C2h, s = r^2 rounded, in two fused multiply-adds
+//   whose rounding errors e1, e2 are recovered exactly: each sum's new term is
+//   at most half the running one where their signs differ (Sterbenz; checked
+//   per subinterval by tools/power-constants), so hi1 - kh and l_hi - hi1
+//   are exact. l_lo = log2(c)'s low part + r C1l + (r^2 - s) C2h + e1 + e2 +
+//   s (C2l + r q(r)), all below 2^-11 of l_hi, in float32: relative error of
+//   l_hi + l_lo below 2^-32.5.
+//   t = y log2|x| = t_hi + t_lo (exact product of the high parts).
 //   2^t = 2^(n/32) 2^f, n = round(32 (t_hi + t_lo)), |f| <= 1/64 + 2^-17:
 //   2^(n mod 32 / 32) as hi (1 + lo), 2^f - 1 to f^3 (2^-30.7), then scalef.
 // Error before the one rounding (the last fused multiply-add; a subnormal
-// result rounds again in scalef): below 2^-26 relative with |t| <= 192, so
-// within 1 ULP; measured at most 0.549 ULP from the exact result over
-// 2*10^7 pairs (x near 1 with |t| up to 150, subnormal x, integer y, any y).
-// The other targets' float64 method gives other last bits for about 1% of
-// operands.
-template <class DF, class VF = hn::Vec<DF>>
-HWY_INLINE VF PowAbsF32(DF, VF ax_v, VF y_v, bool) {
-  const __m512 ax = ax_v.raw, y = y_v.raw;
+// result rounds again in scalef): below 2^-25.5 relative with |t| <= 128 (a
+// larger |t| gives a subnormal result, whose ULP is fixed), so within 1 ULP;
+// measured at most 0.553 ULP from the exact result over 2*10^7 pairs (x near 1
+// with |t| up to 150, subnormal x, integer y, any y). The other targets'
+// float64 method gives other last bits for about 0.3% of operands.
+// kCapped: any x and y; |t_hi| is capped at 192 (the result is inf or 0
+//   beyond it anyway) and x's sign ignored (the caller takes |x|).
+// !kCapped: the common vector; *outside gets the lanes this form cannot
+//   compute: |t_hi| > 192 or NaN, which covers x zero, negative (getmant
+//   gives NaN for it), infinite or NaN and y infinite or NaN (t_hi is then
+//   infinite or NaN). Its other lanes get the capped form's bits.
+template <bool kCapped>
+HWY_INLINE __m512 PowAbsF32Avx3(__m512 ax, __m512 y, __mmask16* outside) {
   const auto table = [](const float* t, __m512i idx) {  // t[idx & 31]
     return _mm512_permutex2var_ps(_mm512_load_ps(t), idx, _mm512_load_ps(t + 16));
   };
   const auto set = [](float v) { return _mm512_set1_ps(v); };
   const __m512 one = set(1.0f);
   // |x| = 2^k z.
-  const __m512 z = _mm512_getmant_ps(ax, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
+  const __m512 z = _mm512_getmant_ps(ax, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_nan);
   const __m512 k = _mm512_getexp_ps(ax);
   const __m512i i = _mm512_srli_epi32(_mm512_castps_si512(z), 18);
   const __m512 r = _mm512_fmsub_ps(z, table(kPowAvx3InvC, i), one);  // exact
   const __m512 kh = _mm512_add_ps(k, table(kPowAvx3LogCHi, i));      // exact
-  // u = r - r^2/2 = u_hi + u_lo: r^2 by an exact product, u_hi's rounding
-  // error exactly (Sterbenz: u_hi is within a factor 2 of r).
-  const __m512 m_half = set(-0.5f);
-  const __m512 s_hi = _mm512_mul_ps(r, r);
-  const __m512 s_lo = _mm512_fmsub_ps(r, r, s_hi);
-  const __m512 u_hi = _mm512_fmadd_ps(s_hi, m_half, r);
-  __m512 u_lo = _mm512_fmadd_ps(s_hi, m_half, _mm512_sub_ps(r, u_hi));
-  u_lo = _mm512_fmadd_ps(s_lo, m_half, u_lo);
-  // r^3 q(r), q to r^4 (kPowAvx3Log2Poly).
+  const __m512 c1h = set(kPowAvx3InvLn2[0]);
+  const __m512 c2h = set(-0.5f * kPowAvx3InvLn2[0]);
+  const __m512 hi1 = _mm512_fmadd_ps(r, c1h, kh);
+  const __m512 e1 = _mm512_fmsub_ps(r, c1h, _mm512_sub_ps(hi1, kh));
+  const __m512 s = _mm512_mul_ps(r, r);
+  const __m512 s_lo = _mm512_fmsub_ps(r, r, s);  // exact
+  const __m512 l_hi = _mm512_fmadd_ps(s, c2h, hi1);
+  const __m512 e2 = _mm512_fmsub_ps(s, c2h, _mm512_sub_ps(l_hi, hi1));
+  // C2l + r q(r), q to r^4 (kPowAvx3Log2Poly).
   const auto c = [&](int j) { return set(kPowAvx3Log2Poly[j]); };
   __m512 q = _mm512_fmadd_ps(c(4), r, c(3));
   q = _mm512_fmadd_ps(q, r, c(2));
   q = _mm512_fmadd_ps(q, r, c(1));
   q = _mm512_fmadd_ps(q, r, c(0));
-  const __m512 v = _mm512_mul_ps(_mm512_mul_ps(s_hi, r), q);
-  // w = u / ln2 + v = w_hi + w_lo.
-  const __m512 inv_ln2_hi = set(kPowAvx3InvLn2[0]);
-  const __m512 w_hi = _mm512_mul_ps(u_hi, inv_ln2_hi);
-  __m512 w_lo = _mm512_fmsub_ps(u_hi, inv_ln2_hi, w_hi);
-  w_lo = _mm512_fmadd_ps(u_hi, set(kPowAvx3InvLn2[1]), w_lo);
-  w_lo = _mm512_fmadd_ps(u_lo, inv_ln2_hi, w_lo);
-  w_lo = _mm512_add_ps(w_lo, v);
-  // log2|x| = kh + w = l_hi + l_lo; |kh| >= |w_hi| wherever kh != 0, so the
-  // sum's rounding error is (kh - l_hi) + w_hi exactly.
-  const __m512 l_hi = _mm512_add_ps(kh, w_hi);
-  const __m512 sum_err = _mm512_add_ps(_mm512_sub_ps(kh, l_hi), w_hi);
-  const __m512 l_lo =
-      _mm512_add_ps(_mm512_add_ps(sum_err, w_lo), table(kPowAvx3LogCLo, i));
+  q = _mm512_fmadd_ps(q, r, set(-0.5f * kPowAvx3InvLn2[1]));
+  __m512 l_lo = _mm512_fmadd_ps(r, set(kPowAvx3InvLn2[1]), table(kPowAvx3LogCLo, i));
+  l_lo = _mm512_fmadd_ps(s_lo, c2h, l_lo);
+  l_lo = _mm512_add_ps(l_lo, _mm512_add_ps(e1, e2));
+  l_lo = _mm512_fmadd_ps(s, q, l_lo);
   // t = y log2|x| = t_hi + t_lo. l_lo holds r^3's term, up to 2^-11 of l_hi,
   // so t_lo is not below t_hi's last bit: n rounds their sum.
   const __m512 t_hi = _mm512_mul_ps(y, l_hi);
   __m512 t_lo = _mm512_fmsub_ps(y, l_hi, t_hi);
   t_lo = _mm512_fmadd_ps(y, l_lo, t_lo);
-  // The magnitude capped at 192, the sign kept (range's "absolute minimum");
-  // t_lo only where nothing was capped (elsewhere it may be inf or NaN).
-  const __m512 capped = _mm512_range_ps(t_hi, set(192.0f), 2);
-  const __mmask16 inside = _mm512_cmp_ps_mask(capped, t_hi, _CMP_EQ_OQ);
-  const __m512 t = _mm512_mask_add_ps(capped, inside, t_hi, t_lo);
+  __m512 t;
+  __mmask16 inside = 0xFFFF;
+  if constexpr (kCapped) {
+    // The magnitude capped at 192, the sign kept (range's "absolute
+    // minimum"); t_lo only where nothing was capped (elsewhere it may be inf
+    // or NaN).
+    const __m512 capped = _mm512_range_ps(t_hi, set(192.0f), 2);
+    inside = _mm512_cmp_ps_mask(capped, t_hi, _CMP_EQ_OQ);
+    t = _mm512_mask_add_ps(capped, inside, t_hi, t_lo);
+  } else {
+    *outside = _mm512_cmp_ps_mask(_mm512_abs_ps(t_hi), set(192.0f), _CMP_NLE_UQ);
+    t = _mm512_add_ps(t_hi, t_lo);
+  }
   // Adding 1.5 * 2^18 rounds t to a multiple of 1/32 and leaves n mod 32 in
   // the low bits, which the permutes read.
   const __m512 shift = set(0x1.8p18f);
   const __m512 big = _mm512_add_ps(t, shift);
   const __m512 n32 = _mm512_sub_ps(big, shift);
   // f = t_hi - n/32 (exact) + t_lo, or t - n/32 where capped.
-  const __m512 f = _mm512_mask_add_ps(_mm512_sub_ps(t, n32), inside,
-                                      _mm512_sub_ps(t_hi, n32), t_lo);
+  __m512 f = _mm512_add_ps(_mm512_sub_ps(t_hi, n32), t_lo);
+  if constexpr (kCapped) f = _mm512_mask_blend_ps(inside, _mm512_sub_ps(t, n32), f);
   const __m512i j = _mm512_castps_si512(big);
   const __m512 e_hi = table(kPowAvx3Exp2Hi, j);
   const auto e = [&](int m) { return set(kPowAvx3Exp2Poly[m]); };
@@ -186,7 +195,12 @@ HWY_INLINE VF PowAbsF32(DF, VF ax_v, VF y_v, bool) {
   // below 2^-30 of it, dropped).
   const __m512 scaled =
       _mm512_fmadd_ps(e_hi, _mm512_fmadd_ps(p, f, table(kPowAvx3Exp2Lo, j)), e_hi);
-  return VF{_mm512_scalef_ps(scaled, n32)};
+  return _mm512_scalef_ps(scaled, n32);
+}
+
+template <class DF, class VF = hn::Vec<DF>>
+HWY_INLINE VF PowAbsF32(DF, VF ax, VF y, bool) {
+  return VF{PowAbsF32Avx3<true>(ax.raw, y.raw, nullptr)};
 }
 #else
 // pow(|x|, y) of float32 lanes (|x| positive: finite or not, rare lanes are
@@ -236,19 +250,19 @@ HWY_INLINE VF PowAbsF32(DF df, VF ax_f, VF y, bool any_rare) {
 // pow(x, y) for float32 lanes.
 //   Lanes: float32 (float16 and bfloat16 arrive widened to float32).
 //   Valid range: every input; C99's special cases (Annex F.10.4.4) exact.
-//   Error: below 2^-27 relative (AVX-512: 2^-26) before the one rounding to
+//   Error: below 2^-27 relative (AVX-512: 2^-25.5) before the one rounding to
 //   float32, so within 1 ULP of float64's pow rounded to float32; the same bits on AVX2 and other
 //   targets with FMA, rarely another last bit without, and on AVX-512 another
-//   last bit for about 1% of operands (see the header and PowAbsF32).
+//   last bit for about 0.3% of operands (see the header and PowAbsF32Avx3).
 template <class DF, class VF = hn::Vec<DF>>
 HWY_INLINE VF PowF32(DF df, VF x, VF y) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  // The common vector in three operations: no x is NaN, zero, infinite,
-  // subnormal or negative, no y NaN or infinite (fpclass's categories).
-  // PowAbsF32 ignores x's sign bit (getmant and getexp do).
-  const __mmask16 x_odd = _mm512_fpclass_ps_mask(x.raw, 0xFF);
-  const __mmask16 y_odd = _mm512_fpclass_ps_mask(y.raw, 0x01 | 0x08 | 0x10 | 0x80);
-  if (HWY_LIKELY(_kortestz_mask16_u8(x_odd, y_odd))) return PowAbsF32(df, x, y, false);
+  // The common vector: PowAbsF32Avx3 on x itself, which reports the lanes it
+  // cannot compute (negative, zero, infinite or NaN x, infinite or NaN y,
+  // results beyond the capped |t|); then the whole vector goes the long way.
+  __mmask16 outside;
+  const __m512 common = PowAbsF32Avx3<false>(x.raw, y.raw, &outside);
+  if (HWY_LIKELY(_kortestz_mask16_u8(outside, outside))) return VF{common};
 #endif
   const hn::RebindToUnsigned<DF> du;
   const hn::RebindToSigned<DF> di;
@@ -573,6 +587,79 @@ struct IntPowScalarExponent : OpBase {
   }
 };
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// Two vectors of float power on AVX-512's common path, with one test of both:
+// returns whether every lane of both is done (else they go through PowGeneral,
+// which gives every lane the same bits). float32: PowAbsF32Avx3; float64:
+// PowF64Common.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE bool PowPair(D d, V x0, V y0, V x1, V y1, V* r0, V* r1) {
+  if constexpr (std::is_same<hn::TFromD<D>, float>::value) {
+    (void)d;
+    __mmask16 outside0, outside1;
+    *r0 = V{PowAbsF32Avx3<false>(x0.raw, y0.raw, &outside0)};
+    *r1 = V{PowAbsF32Avx3<false>(x1.raw, y1.raw, &outside1)};
+    return _kortestz_mask16_u8(outside0, outside1);
+  } else {
+    hn::Mask<D> ok0, ok1;
+    V hi, lo;
+    *r0 = PowF64Common(d, x0, y0, &ok0, &hi, &lo);
+    *r1 = PowF64Common(d, x1, y1, &ok1, &hi, &lo);
+    return hn::AllTrue(d, hn::And(hn::AndNot(SignBitSet(d, x0), ok0),
+                                  hn::AndNot(SignBitSet(d, x1), ok1)));
+  }
+}
+
+// float32 and float64 power's loop on AVX-512: two vectors a step (PowPair),
+// whose two chains interleave where one vector a step left the FMA ports
+// waiting on latency. The head before an aligned streaming store and the tail
+// go through BinaryLoop; out may alias an operand exactly (each step loads
+// before it stores), as in BinaryLoop.
+template <typename T, LoopKind kKind>
+int PowLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb, void* HWY_RESTRICT po,
+            size_t n, unsigned hints) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  const T* a = static_cast<const T*>(pa);
+  const T* b = static_cast<const T*>(pb);
+  T* out = static_cast<T*>(po);
+  const auto rest = [&](size_t i, size_t count, unsigned h) {
+    return BinaryLoop<PowerOp, T, T, kKind>(kKind == LoopKind::kScalarFirst ? a : a + i,
+                                            kKind == LoopKind::kScalarSecond ? b : b + i,
+                                            out + i, count, h);
+  };
+  const size_t vbytes = N * sizeof(T);
+  const uintptr_t misalign = reinterpret_cast<uintptr_t>(out) % vbytes;
+  const bool stream = (hints & kHintStream) && n >= 4 * N && misalign % sizeof(T) == 0;
+  const unsigned plain = hints & ~static_cast<unsigned>(kHintStream);
+  size_t i = stream && misalign ? (vbytes - misalign) / sizeof(T) : 0;
+  int flags = i ? rest(0, i, plain) : 0;
+  const auto sa = hn::Set(d, a[0]);
+  const auto sb = hn::Set(d, b[0]);
+  for (; i + 2 * N <= n; i += 2 * N) {
+    const auto x0 = kKind == LoopKind::kScalarFirst ? sa : hn::LoadU(d, a + i);
+    const auto x1 = kKind == LoopKind::kScalarFirst ? sa : hn::LoadU(d, a + i + N);
+    const auto y0 = kKind == LoopKind::kScalarSecond ? sb : hn::LoadU(d, b + i);
+    const auto y1 = kKind == LoopKind::kScalarSecond ? sb : hn::LoadU(d, b + i + N);
+    hn::Vec<decltype(d)> r0, r1;
+    if (HWY_UNLIKELY(!PowPair(d, x0, y0, x1, y1, &r0, &r1))) {
+      r0 = PowGeneral(d, x0, y0);
+      r1 = PowGeneral(d, x1, y1);
+    }
+    if (stream) {
+      hn::Stream(r0, d, out + i);
+      hn::Stream(r1, d, out + i + N);
+    } else {
+      hn::StoreU(r0, d, out + i);
+      hn::StoreU(r1, d, out + i + N);
+    }
+  }
+  if (i < n) flags |= rest(i, n - i, plain);
+  if (stream && !(hints & kHintNoFlush)) hwy::FlushStream();
+  return flags;
+}
+#endif
+
 // The scalar-second loop of integer power: squares and cubes straight-line.
 template <typename T>
 int IntPowerByScalarLoop(const void* a, const void* b, void* out, size_t n, unsigned hints) {
@@ -602,6 +689,11 @@ int PowerByScalarLoop(const void* a, const void* b, void* out, size_t n, unsigne
   if (std::abs(e) <= kMaxMultipliedExponent && e == std::trunc(e) && multiply) {
     return BinaryLoop<PowIntegerExponent, T, T, kKind>(a, b, out, n, hints);
   }
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+    return PowLoop<T, kKind>(a, b, out, n, hints);
+  }
+#endif
   return BinaryLoop<PowerOp, T, T, kKind>(a, b, out, n, hints);
 }
 
@@ -639,11 +731,27 @@ struct CodedPowerOp : PowerOp {
   }
 };
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// PowLoop for the array-by-array and scalar-base kinds of each float type
+// (the scalar exponent's goes through PowerByScalarLoop).
+template <typename... Ts>
+void SetPowLoops(KernelTable& t) {
+  ((t.k[static_cast<int>(OpId::kPower)][static_cast<int>(DTypeOf<Ts>())]
+       [static_cast<int>(LoopKind::kContiguous)] = &PowLoop<Ts, LoopKind::kContiguous>,
+    t.k[static_cast<int>(OpId::kPower)][static_cast<int>(DTypeOf<Ts>())]
+       [static_cast<int>(LoopKind::kScalarFirst)] = &PowLoop<Ts, LoopKind::kScalarFirst>),
+   ...);
+}
+#endif
+
 // Fills the rows of this family for the current target.
 void FillPower(KernelTable& t) {
   SetLoopsFor<PowerOp, false, ELTWISE_INT_TYPES, ELTWISE_NATIVE_FLOAT_TYPES>(t, OpId::kPower);
   SetLoopsFor<CodedPowerOp, false, ELTWISE_CODED_FLOAT_TYPES>(t, OpId::kPower);
   SetScalarExponentLoops<ELTWISE_NATIVE_INT_TYPES, ELTWISE_NATIVE_FLOAT_TYPES>(t);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  SetPowLoops<float, double>(t);
+#endif
 }
 
 }  // namespace HWY_NAMESPACE
