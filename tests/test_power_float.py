@@ -280,9 +280,9 @@ def test_float64_cube_near_double_word_limits(target, rng):
 def test_lane_bits_independent_of_layout(dtype, target, rng):
     """A lane's bits do not depend on its neighbours, on where it lies in the array, nor
     on the loop that reaches it (docs/semantics.md, "Exactness"): AVX-512 runs float power
-    two vectors a step with one test of both for the lanes its common path cannot compute
-    (zero, negative, infinite or NaN bases, NaN exponents, results past the range), and
-    sends both vectors the long way when one lane needs it; streamed results (8 MiB and
+    four (float32) or two (float64) vectors a step with one test of all for the lanes its
+    common path cannot compute (zero, negative, infinite or NaN bases, NaN exponents,
+    results past the range), and sends them all the long way when one lane needs it; streamed results (8 MiB and
     more) start with a head before the aligned stores. Each call here is compared with
     the same elements computed one at a time, or in short calls."""
     n = 517

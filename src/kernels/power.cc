@@ -588,33 +588,40 @@ struct IntPowScalarExponent : OpBase {
 };
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// Two vectors of float power on AVX-512's common path, with one test of both:
-// returns whether every lane of both is done (else they go through PowGeneral,
+// kSteps vectors of float power on AVX-512's common path, with one test of
+// all: returns whether every lane is done (else they go through PowGeneral,
 // which gives every lane the same bits). float32: PowAbsF32Avx3; float64:
 // PowF64Common.
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE bool PowPair(D d, V x0, V y0, V x1, V y1, V* r0, V* r1) {
+template <size_t kSteps, class D, class V = hn::Vec<D>>
+HWY_INLINE bool PowVectors(D d, const V* x, const V* y, V* r) {
   if constexpr (std::is_same<hn::TFromD<D>, float>::value) {
     (void)d;
-    __mmask16 outside0, outside1;
-    *r0 = V{PowAbsF32Avx3<false>(x0.raw, y0.raw, &outside0)};
-    *r1 = V{PowAbsF32Avx3<false>(x1.raw, y1.raw, &outside1)};
-    return _kortestz_mask16_u8(outside0, outside1);
+    __mmask16 outside[kSteps];
+    for (size_t k = 0; k < kSteps; ++k) {
+      r[k] = V{PowAbsF32Avx3<false>(x[k].raw, y[k].raw, &outside[k])};
+    }
+    __mmask16 any = outside[0];
+    for (size_t k = 1; k < kSteps; ++k) any = _kor_mask16(any, outside[k]);
+    return _kortestz_mask16_u8(any, any);
   } else {
-    hn::Mask<D> ok0, ok1;
+    hn::Mask<D> good[kSteps];
     V hi, lo;
-    *r0 = PowF64Common(d, x0, y0, &ok0, &hi, &lo);
-    *r1 = PowF64Common(d, x1, y1, &ok1, &hi, &lo);
-    return hn::AllTrue(d, hn::And(hn::AndNot(SignBitSet(d, x0), ok0),
-                                  hn::AndNot(SignBitSet(d, x1), ok1)));
+    for (size_t k = 0; k < kSteps; ++k) {
+      r[k] = PowF64Common(d, x[k], y[k], &good[k], &hi, &lo);
+      good[k] = hn::AndNot(SignBitSet(d, x[k]), good[k]);
+    }
+    for (size_t k = 1; k < kSteps; ++k) good[0] = hn::And(good[0], good[k]);
+    return hn::AllTrue(d, good[0]);
   }
 }
 
-// float32 and float64 power's loop on AVX-512: two vectors a step (PowPair),
-// whose two chains interleave where one vector a step left the FMA ports
-// waiting on latency. The head before an aligned streaming store and the tail
-// go through BinaryLoop; out may alias an operand exactly (each step loads
-// before it stores), as in BinaryLoop.
+// float32 and float64 power's loop on AVX-512: several vectors a step
+// (PowVectors), whose chains interleave (GCC's -fschedule-insns, see
+// CMakeLists.txt) where one vector a step leaves the FMA ports idle: a long
+// chain's waiting operations fill the scheduler, and only independent chains
+// side by side in program order keep it issuing. The head before an aligned streaming store
+// and the tail go through BinaryLoop; out may alias an operand exactly (each
+// step loads before it stores), as in BinaryLoop.
 template <typename T, LoopKind kKind>
 int PowLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb, void* HWY_RESTRICT po,
             size_t n, unsigned hints) {
@@ -636,22 +643,25 @@ int PowLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb, void* HWY_
   int flags = i ? rest(0, i, plain) : 0;
   const auto sa = hn::Set(d, a[0]);
   const auto sb = hn::Set(d, b[0]);
-  for (; i + 2 * N <= n; i += 2 * N) {
-    const auto x0 = kKind == LoopKind::kScalarFirst ? sa : hn::LoadU(d, a + i);
-    const auto x1 = kKind == LoopKind::kScalarFirst ? sa : hn::LoadU(d, a + i + N);
-    const auto y0 = kKind == LoopKind::kScalarSecond ? sb : hn::LoadU(d, b + i);
-    const auto y1 = kKind == LoopKind::kScalarSecond ? sb : hn::LoadU(d, b + i + N);
-    hn::Vec<decltype(d)> r0, r1;
-    if (HWY_UNLIKELY(!PowPair(d, x0, y0, x1, y1, &r0, &r1))) {
-      r0 = PowGeneral(d, x0, y0);
-      r1 = PowGeneral(d, x1, y1);
+  using V = hn::Vec<decltype(d)>;
+  // float32: four vectors a step; float64, whose steps keep more values live,
+  // two (four spill registers and lose more than they gain).
+  constexpr size_t kPowSteps = sizeof(T) == 4 ? 4 : 2;
+  for (; i + kPowSteps * N <= n; i += kPowSteps * N) {
+    V x[kPowSteps], y[kPowSteps], r[kPowSteps];
+    for (size_t k = 0; k < kPowSteps; ++k) {
+      x[k] = kKind == LoopKind::kScalarFirst ? sa : hn::LoadU(d, a + i + k * N);
+      y[k] = kKind == LoopKind::kScalarSecond ? sb : hn::LoadU(d, b + i + k * N);
     }
-    if (stream) {
-      hn::Stream(r0, d, out + i);
-      hn::Stream(r1, d, out + i + N);
-    } else {
-      hn::StoreU(r0, d, out + i);
-      hn::StoreU(r1, d, out + i + N);
+    if (HWY_UNLIKELY(!PowVectors<kPowSteps>(d, x, y, r))) {
+      for (size_t k = 0; k < kPowSteps; ++k) r[k] = PowGeneral(d, x[k], y[k]);
+    }
+    for (size_t k = 0; k < kPowSteps; ++k) {
+      if (stream) {
+        hn::Stream(r[k], d, out + i + k * N);
+      } else {
+        hn::StoreU(r[k], d, out + i + k * N);
+      }
     }
   }
   if (i < n) flags |= rest(i, n - i, plain);
