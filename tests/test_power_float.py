@@ -279,7 +279,9 @@ def test_float64_cube_near_double_word_limits(target, rng):
 @pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.float64)], ids=dtype_id)
 def test_lane_bits_independent_of_layout(dtype, target, rng):
     """A lane's bits do not depend on its neighbours, on where it lies in the array, nor
-    on the loop that reaches it (docs/semantics.md, "Exactness"): AVX-512 runs float power
+    on the loop that reaches it (docs/semantics.md, "Exactness"), strided operands
+    included (copied a block at a time where their lanes would load one by one). AVX-512
+    runs float power
     four (float32) or two (float64) vectors a step with one test of all for the lanes its
     common path cannot compute (zero, negative, infinite or NaN bases, NaN exponents,
     results past the range), and sends them all the long way when one lane needs it; streamed results (8 MiB and
@@ -312,6 +314,17 @@ def test_lane_bits_independent_of_layout(dtype, target, rng):
     assert_same(eltwise.power(xb, ys), np.array([eltwise.power(xb, v) for v in ys], dtype))
     assert_same(eltwise.power(xs, dtype.type(0.3)),
                 np.array([eltwise.power(v, dtype.type(0.3)) for v in xs], dtype))
+    # Strided operands (whole vectors, every other element, one lane at a time through
+    # copied blocks), reversed, a column of a C array, beside a scalar base.
+    for sl in (np.s_[::2], np.s_[::3], np.s_[::-1], np.s_[::-5], np.s_[1::7]):
+        assert_same(eltwise.power(xs[sl], ys[sl]), single[sl])
+        assert_same(eltwise.power(xs[sl], ys[::-1][sl]),
+                    eltwise.power(np.ascontiguousarray(xs[sl]), np.ascontiguousarray(ys[::-1][sl])))
+        assert_same(eltwise.power(xb, ys[sl]), eltwise.power(xb, np.ascontiguousarray(ys[sl])))
+    m = np.resize(xs, (1500, 47))
+    e = np.resize(ys, (47, 1500)).T.copy()
+    assert_same(eltwise.power(m.T, e.T), eltwise.power(np.ascontiguousarray(m.T), e.T))
+    assert_same(eltwise.power(e, m), eltwise.power(e, np.ascontiguousarray(m)))
     # In place: out is the base, then the exponent.
     a = xs.copy()
     eltwise.power(a, ys, out=a)
