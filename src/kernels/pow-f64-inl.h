@@ -509,7 +509,7 @@ HWY_NOINLINE V PowNegOrSlow(D d, V x, V y, V mag, M ok, V hi, V lo) {
 // pow(x, y) for float64 lanes on the common path: returns the magnitude and
 // sets *ok to the lanes it computed in full but for the sign (positive normal
 // or negative normal x, |y log x| < 512), *hi and *lo to log|x|. PowF64 and
-// power.cc's two-vector loop take what it leaves to PowNegOrSlow.
+// power.cc's loop (PowVectors) leave the rest to PowNegOrSlow.
 template <class D, class V>
 HWY_INLINE V PowF64Common(D d, V x, V y, hn::Mask<D>* ok, V* hi, V* lo) {
   const hn::RebindToUnsigned<D> du;

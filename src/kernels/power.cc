@@ -619,9 +619,10 @@ HWY_INLINE bool PowVectors(D d, const V* x, const V* y, V* r) {
 // (PowVectors), whose chains interleave (GCC's -fschedule-insns, see
 // CMakeLists.txt) where one vector a step leaves the FMA ports idle: a long
 // chain's waiting operations fill the scheduler, and only independent chains
-// side by side in program order keep it issuing. The head before an aligned streaming store
-// and the tail go through BinaryLoop; out may alias an operand exactly (each
-// step loads before it stores), as in BinaryLoop.
+// side by side in program order keep it issuing. The head before an aligned
+// streaming store and the tail go through BinaryLoop; out may alias an
+// operand exactly (each step loads before it stores), as in BinaryLoop. The
+// broadcast operand of a scalar kind is read once, and only for that kind.
 template <typename T, LoopKind kKind>
 int PowLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb, void* HWY_RESTRICT po,
             size_t n, unsigned hints) {
@@ -641,8 +642,8 @@ int PowLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb, void* HWY_
   const unsigned plain = hints & ~static_cast<unsigned>(kHintStream);
   size_t i = stream && misalign ? (vbytes - misalign) / sizeof(T) : 0;
   int flags = i ? rest(0, i, plain) : 0;
-  const auto sa = hn::Set(d, a[0]);
-  const auto sb = hn::Set(d, b[0]);
+  const auto sa = kKind == LoopKind::kScalarFirst ? hn::Set(d, a[0]) : hn::Zero(d);
+  const auto sb = kKind == LoopKind::kScalarSecond ? hn::Set(d, b[0]) : hn::Zero(d);
   using V = hn::Vec<decltype(d)>;
   // float32: four vectors a step; float64, whose steps keep more values live,
   // two (four spill registers and lose more than they gain).
