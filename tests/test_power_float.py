@@ -280,7 +280,8 @@ def test_float64_cube_near_double_word_limits(target, rng):
 def test_lane_bits_independent_of_layout(dtype, target, rng):
     """A lane's bits do not depend on its neighbours, on where it lies in the array, nor
     on the loop that reaches it (docs/semantics.md, "Exactness"), strided operands
-    included (copied a block at a time where their lanes would load one by one). AVX-512
+    included (copied a block at a time where their lanes would load one by one, or
+    transposed a group of rows at a time where they are read across rows). AVX-512
     runs float power
     four (float32) or two (float64) vectors a step with one test of all for the lanes its
     common path cannot compute (zero, negative, infinite or NaN bases, NaN exponents,
@@ -321,9 +322,15 @@ def test_lane_bits_independent_of_layout(dtype, target, rng):
         assert_same(eltwise.power(xs[sl], ys[::-1][sl]),
                     eltwise.power(np.ascontiguousarray(xs[sl]), np.ascontiguousarray(ys[::-1][sl])))
         assert_same(eltwise.power(xb, ys[sl]), eltwise.power(xb, np.ascontiguousarray(ys[sl])))
+    # Read across rows (a transposed matrix, its rows or columns reversed): 8-byte lanes
+    # too go by groups of rows transposed into a buffer, the last group short.
     m = np.resize(xs, (1500, 47))
     e = np.resize(ys, (47, 1500)).T.copy()
-    assert_same(eltwise.power(m.T, e.T), eltwise.power(np.ascontiguousarray(m.T), e.T))
+    short = np.resize(xs, (21, 300)).T  # rows of 21 elements
+    for mt in (m.T, m.T[::-1], m.T[:, ::-1], m.T[::-3], short, short[::-1]):
+        et = np.resize(ys[::-1], mt.shape)
+        assert_same(eltwise.power(mt, et), eltwise.power(np.ascontiguousarray(mt), et))
+        assert_same(eltwise.power(et, mt), eltwise.power(et, np.ascontiguousarray(mt)))
     assert_same(eltwise.power(e, m), eltwise.power(e, np.ascontiguousarray(m)))
     # In place: out is the base, then the exponent.
     a = xs.copy()

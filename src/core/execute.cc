@@ -51,10 +51,15 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
     const unsigned hints = (x.stream ? kHintStream : 0u) | (settled ? kHintSettledInputs : 0u);
     return x.kernels[static_cast<int>(kind)](a, b, out, static_cast<size_t>(n), hints);
   }
-  // The strided loop loads 1- and 2-byte lanes of other strides one by one,
-  // and a vector load right after that many narrow stores stalls (slower
-  // than packing first).
-  const auto loads_in_place = [&](int64_t s) { return s == 0 || s == isz || s == 2 * isz || isz >= 4; };
+  // The strided loop loads whole vectors at strides of 0, 1 and 2 elements,
+  // and lanes one by one at others. A vector load right after that many
+  // narrow (1- and 2-byte) stores stalls, slower than packing first; so do a
+  // heavy op's long chains on wider lanes (lanes stored one by one and read
+  // back as a vector fail to forward from the store buffer), where a block
+  // packed before its vectors load has left the buffer.
+  const auto loads_in_place = [&](int64_t s) {
+    return s == 0 || s == isz || s == 2 * isz || (isz >= 4 && !x.heavy);
+  };
   const bool needs_scalar_second = b_scalar && !a_scalar && x.pack_beside_scalar_second;
   if (x.strided && so == osz && loads_in_place(sa) && loads_in_place(sb) && !needs_scalar_second) {
     return x.strided(a, sa, b, sb, out, static_cast<size_t>(n));
@@ -139,10 +144,16 @@ void RunGroups(Work& w, int64_t begin, int64_t end) {
 // 2-byte lanes always; 4-byte lanes only where a column's elements lie side
 // by side, forwards or backwards (TransposeBlock's tiles transpose those in
 // registers; other strides would be copied element by element, slower than
-// the strided loop). 8-byte lanes stay on the strided loop, which is faster
-// for them than groups (measurements: the commits that set these rules).
-int AcrossRows(const Plan& p, size_t in_itemsize, int64_t* group_rows) {
-  if (p.ndim != 2 || in_itemsize > 4 || p.shape[1] < kGroupColumns) return -1;
+// the strided loop), in rows of at least kGroupColumns. A heavy op
+// (ExecuteArgs::heavy) takes this path for 8-byte lanes and rows of any
+// length too: packed row by row, every row would fetch all those lines again
+// (each on its own page in a transposed matrix). Other 8-byte lanes stay on
+// the strided loop, which is faster for them than groups (measurements: the
+// commits that set these rules).
+int AcrossRows(const Plan& p, const ExecuteArgs& x, int64_t* group_rows) {
+  const size_t in_itemsize = x.in_itemsize;
+  if (p.ndim != 2 || in_itemsize > (x.heavy ? 8u : 4u)) return -1;
+  if (!x.heavy && p.shape[1] < kGroupColumns) return -1;
   const int64_t isz = static_cast<int64_t>(in_itemsize);
   const int64_t fit = kGroupBytes / (kGroupColumns * isz);
   for (int s = kA; s <= kB; ++s) {
@@ -412,7 +423,7 @@ int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   }
   w.chunks_per_row = (n + w.chunk - 1) / w.chunk;
   w.units = rows * w.chunks_per_row;
-  w.across = AcrossRows(plan, args.in_itemsize, &w.group_rows);
+  w.across = AcrossRows(plan, args, &w.group_rows);
   if (w.across >= 0) w.units = (rows + w.group_rows - 1) / w.group_rows;
   if (tasks <= 1 || w.units == 1) {
     RunUnits(w, 0, w.units);

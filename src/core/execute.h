@@ -29,6 +29,7 @@ struct ExecuteArgs {
   size_t parallel_bytes;        // kParallelBytes (SIZE_MAX: never split)
   size_t wake_bytes;            // WakeBytes of the op and compute dtype
   bool pack_beside_scalar_second;  // KernelTable's flag of the op and dtype
+  bool heavy;                   // KernelTable's flag of the op and dtype
   PackKernel pack;              // the same target's gather kernels
   TransposeKernel transpose;
   bool stream = false;          // set by Execute

@@ -15,8 +15,8 @@ ExecuteArgs ArgsFor(const KernelTable& t, OpId op, DType compute, const void* a,
                      out_itemsize,                t.k[o][c],
                      t.strided[o][c],             kParallelBytes,
                      WakeBytes(op, compute),
-                     t.pack_beside_scalar_second[o][c], t.pack_strided,
-                     t.transpose_block};
+                     t.pack_beside_scalar_second[o][c], t.heavy[o][c],
+                     t.pack_strided,              t.transpose_block};
 }
 
 }  // namespace eltwise

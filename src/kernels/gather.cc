@@ -54,10 +54,41 @@ void TransposeT(T* HWY_RESTRICT dst, const char* HWY_RESTRICT src, int64_t inner
 #if HWY_TARGET != HWY_SCALAR
   constexpr int64_t kSize = sizeof(T);
   if (outer == kSize || outer == -kSize) {
+    const bool backward = outer < 0;
+#if HWY_TARGET <= HWY_AVX2
+    if constexpr (sizeof(T) == 8) {
+      // 8-byte lanes: 4 x 4 tiles of 32 bytes, where 16-byte tiles are 2 x 2
+      // and read each line in four passes for a group of eight rows. Two
+      // rounds: tile rows interleave in pairs within their 16-byte halves,
+      // then the halves join.
+      const hn::Full256<T> d4;
+      for (; r0 + 4 <= rows; r0 += 4) {
+        const int64_t low = backward ? r0 + 3 : r0;
+        int64_t j0 = 0;
+        for (; j0 + 4 <= m; j0 += 4) {
+          const auto load = [&](int64_t i) {
+            return hn::LoadU(d4, reinterpret_cast<const T*>(at(j0 + i, low)));
+          };
+          const auto x0 = load(0), x1 = load(1), x2 = load(2), x3 = load(3);
+          const auto t0 = hn::InterleaveLower(d4, x0, x1);  // x0[0] x1[0] x0[2] x1[2]
+          const auto t1 = hn::InterleaveUpper(d4, x0, x1);  // x0[1] x1[1] x0[3] x1[3]
+          const auto t2 = hn::InterleaveLower(d4, x2, x3);
+          const auto t3 = hn::InterleaveUpper(d4, x2, x3);
+          const auto row = [&](int64_t i) { return dst + (backward ? low - i : low + i) * m + j0; };
+          hn::StoreU(hn::ConcatLowerLower(d4, t2, t0), d4, row(0));
+          hn::StoreU(hn::ConcatLowerLower(d4, t3, t1), d4, row(1));
+          hn::StoreU(hn::ConcatUpperUpper(d4, t2, t0), d4, row(2));
+          hn::StoreU(hn::ConcatUpperUpper(d4, t3, t1), d4, row(3));
+        }
+        for (int64_t j = j0; j < m; ++j) {
+          for (int64_t r = r0; r < r0 + 4; ++r) memcpy(&dst[r * m + j], at(j, r), sizeof(T));
+        }
+      }
+    }
+#endif
     const hn::Full128<T> d;
     using V = hn::Vec<decltype(d)>;
     constexpr int64_t L = 16 / sizeof(T);
-    const bool backward = outer < 0;
     for (; r0 + L <= rows; r0 += L) {
       const int64_t low = backward ? r0 + L - 1 : r0;  // the row at the lowest address
       int64_t j0 = 0;

@@ -336,9 +336,13 @@ HWY_INLINE V IntPow(D d, V base, V exp) {
 
 // Valid lane types: all numeric.
 struct PowerOp : OpBase {
-  // Packing a block, then computing it, leaves the memory idle while the
-  // kernel runs: strided operands load where they lie.
+  // Integer power: packing a block, then computing it, leaves the memory
+  // idle while the kernel runs, so strided operands load where they lie.
+  // float and double: lanes loaded one by one stall the long chains that
+  // read them, so only whole-vector strides load in place (kHeavy).
   template <typename T> static constexpr bool kLoadsStrided = true;
+  template <typename T>
+  static constexpr bool kHeavy = std::is_same<T, float>::value || std::is_same<T, double>::value;
   template <class D, class V> HWY_INLINE V operator()(D d, V a, V b) const {
     using C = hn::TFromD<D>;
     if constexpr (std::is_same<C, float>::value) {
@@ -671,58 +675,6 @@ int PowLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb, void* HWY_
 }
 #endif
 
-// float power's strided loop: StridedLoop where every operand loads as whole
-// vectors (dense, every other element, or broadcast); where an operand's
-// lanes would load one by one (a column of a C array, any other stride), the
-// operands are copied a block at a time into buffers instead, and the
-// contiguous loop runs on them. (Lanes stored one by one and read back as a
-// vector fail to forward from the store buffer: a stall in each vector's
-// chain. A block's early stores have left the buffer when its vectors load.)
-// The executor passes no broadcast exponent beside a strided base
-// (pack_beside_scalar_second): the kinds met here are array by array and a
-// scalar base. Lanes are independent, so the bits are the contiguous loop's.
-template <typename T>
-int PowStridedLoop(const void* pa, int64_t sa, const void* pb, int64_t sb, void* po, size_t n) {
-  constexpr int64_t kSize = sizeof(T);
-  const auto whole = [](int64_t s) { return s == 0 || s == kSize || s == 2 * kSize; };
-  if (whole(sa) && whole(sb)) return StridedLoop<PowerOp, T, T>(pa, sa, pb, sb, po, n);
-  constexpr size_t kChunk = 1024;
-  alignas(64) T ba[kChunk], bb[kChunk];
-  const char* a = static_cast<const char*>(pa);
-  const char* b = static_cast<const char*>(pb);
-  T* out = static_cast<T*>(po);
-  int flags = 0;
-  for (size_t i = 0; i < n; i += kChunk) {
-    const size_t m = n - i < kChunk ? n - i : kChunk;
-    for (size_t j = 0; sa != 0 && sa != kSize && j < m; ++j) {
-      memcpy(&ba[j], a + static_cast<int64_t>(i + j) * sa, kSize);
-    }
-    const T* xb = reinterpret_cast<const T*>(b + static_cast<int64_t>(i) * sb);
-    if (sb != kSize) {
-      for (size_t j = 0; j < m; ++j) memcpy(&bb[j], b + static_cast<int64_t>(i + j) * sb, kSize);
-      xb = bb;
-    }
-    const T* xa = ba;
-    if (sa == kSize) xa = reinterpret_cast<const T*>(a + static_cast<int64_t>(i) * sa);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    flags |= sa == 0 ? PowLoop<T, LoopKind::kScalarFirst>(pa, xb, out + i, m, 0)
-                     : PowLoop<T, LoopKind::kContiguous>(xa, xb, out + i, m, 0);
-#else
-    flags |= sa == 0 ? BinaryLoop<PowerOp, T, T, LoopKind::kScalarFirst>(pa, xb, out + i, m, 0)
-                     : BinaryLoop<PowerOp, T, T, LoopKind::kContiguous>(xa, xb, out + i, m, 0);
-#endif
-  }
-  return flags;
-}
-
-// PowStridedLoop for each float type.
-template <typename... Ts>
-void SetPowStridedLoops(KernelTable& t) {
-  ((t.strided[static_cast<int>(OpId::kPower)][static_cast<int>(DTypeOf<Ts>())] =
-        &PowStridedLoop<Ts>),
-   ...);
-}
-
 // The scalar-second loop of integer power: squares and cubes straight-line.
 template <typename T>
 int IntPowerByScalarLoop(const void* a, const void* b, void* out, size_t n, unsigned hints) {
@@ -815,7 +767,6 @@ void FillPower(KernelTable& t) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   SetPowLoops<float, double>(t);
 #endif
-  SetPowStridedLoops<float, double>(t);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -39,6 +39,10 @@ struct OpBase {
   // Whether strided operands of storage T load where they lie (StridedLoop)
   // rather than being packed into blocks first.
   template <typename T> static constexpr bool kLoadsStrided = false;
+  // Whether a lane of storage T costs far more to compute than to load
+  // (KernelTable::heavy): strided runs are then packed unless they load as
+  // whole vectors, and 8-byte lanes read across rows go by groups of rows.
+  template <typename T> static constexpr bool kHeavy = false;
 };
 
 // Base for ops that cost no more than moving their bytes (add, compare, ...):
@@ -59,6 +63,7 @@ void SetLoops(KernelTable& t, OpId op, DType dtype) {
   if constexpr (Op::template kLoadsStrided<T>) {
     t.strided[static_cast<int>(op)][static_cast<int>(dtype)] = &StridedLoop<Op, T, O>;
   }
+  t.heavy[static_cast<int>(op)][static_cast<int>(dtype)] = Op::template kHeavy<T>;
 }
 
 // Registers Op for each storage type in Ts; the result is T, or bool bytes

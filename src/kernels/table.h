@@ -24,6 +24,11 @@ struct KernelTable {
   // second operand is then packed and sent to kScalarSecond, so the bits do
   // not depend on the layout.
   bool pack_beside_scalar_second[kNumOps][kNumDTypes] = {};
+  // Set where a lane costs far more to compute than to load (float power;
+  // register-inl.h OpBase::kHeavy): the strided kernel runs only where every
+  // operand loads as whole vectors, and 8-byte lanes read across rows go by
+  // groups of rows (core/execute.cc RunInner, AcrossRows).
+  bool heavy[kNumOps][kNumDTypes] = {};
   PackKernel pack_strided = nullptr;
   TransposeKernel transpose_block = nullptr;
   CastKernels cast;  // kernels/cast.cc: the widening conversions
