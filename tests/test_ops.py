@@ -139,7 +139,9 @@ def test_transposed_operand_large(name, dtype, target, rng):
     and 4-byte lanes run in groups of rows through a buffer transposed in 16-byte tiles
     (4-byte lanes only where a column's elements are adjacent, forwards or backwards).
     Groups, tiles and column blocks that do not divide the shape, negative strides, either
-    operand, a broadcast column and out= against NumPy."""
+    operand, a broadcast column and out= against NumPy. Rows of at most one column block
+    whose other operand and result lie row after row run a group as one call (rows of
+    256; float power, heavy, takes groups for rows of any length: rows of 21)."""
     if expected_error(name, dtype) is not None:
         return
     a, b = operands(name, dtype, 601 * 70, rng)
@@ -153,6 +155,11 @@ def test_transposed_operand_large(name, dtype, target, rng):
         ("rows-cut", X.T[3:70], Y[:67]),
         ("column", X.T, Y[:, :1]),
         ("3d", X.T.reshape(7, 10, 601), Y.reshape(7, 10, 601)),
+        ("rows-of-256", a[:70 * 256].reshape(256, 70).T, b[:70 * 256].reshape(70, 256)),
+        ("rows-of-256-reversed", a[:70 * 256].reshape(256, 70).T[::-1],
+         b[:70 * 256].reshape(70, 256)),
+        ("rows-of-21", a[:21 * 601].reshape(21, 601).T, b[:21 * 601].reshape(601, 21)),
+        ("rows-of-21-b", a[:21 * 601].reshape(601, 21), b[:21 * 601].reshape(21, 601).T[::-1]),
     ]
     for label, x1, x2 in cases:
         try:

@@ -106,7 +106,8 @@ struct Work {
 // row by row, every row fetched all those lines again and copied lane by
 // lane; here a group of rows (as many as share a line) is transposed into a
 // buffer kGroupColumns columns at a time (TransposeBlock, in registers),
-// reading each line once, and each row of the group runs from the buffer.
+// reading each line once, and each row of the group runs from the buffer, or
+// the whole group as one run where its rows allow.
 constexpr int64_t kGroupColumns = 256;
 constexpr int64_t kLine = 64;
 constexpr int64_t kGroupBytes = 32 << 10;  // the transposed buffer, on the stack
@@ -119,6 +120,11 @@ void RunGroups(Work& w, int64_t begin, int64_t end) {
   const int64_t inner = p.stride[s][1], outer = p.stride[s][0];
   const int64_t isz = static_cast<int64_t>(x.in_itemsize);
   alignas(64) char buf[kGroupBytes];
+  // Whether a slot's rows run on one into the next (its row stride is n of
+  // its inner strides; both 0: a broadcast scalar). |n * inner| is at most
+  // the extent of the slot's array, or 0.
+  const auto rows_follow = [&](int slot) { return p.stride[slot][0] == n * p.stride[slot][1]; };
+  const bool merge = n <= kGroupColumns && rows_follow(s == kA ? kB : kA) && rows_follow(kOut);
   int flags = 0;
   for (int64_t g = begin; g < end; ++g) {
     const int64_t r0 = g * w.group_rows, k = std::min(w.group_rows, rows - r0);
@@ -126,6 +132,18 @@ void RunGroups(Work& w, int64_t begin, int64_t end) {
       const int64_t m = std::min(kGroupColumns, n - c);
       const char* src = (s == kA ? x.a : x.b) + r0 * outer + c * inner;
       x.transpose(buf, src, inner, outer, k, m, x.in_itemsize);
+      if (merge) {
+        // Whole rows, and the other operand's and the result's rows lie one
+        // after the other as the buffer's do: the group is one run of k * n
+        // elements, one kernel call instead of k (a call's fixed cost is
+        // large beside a short row's few vectors).
+        flags |= RunInner(x, s == kA ? buf : x.a + r0 * p.stride[kA][0],
+                          s == kB ? buf : x.b + r0 * p.stride[kB][0],
+                          x.out + r0 * p.stride[kOut][0], k * n,
+                          s == kA ? isz : p.stride[kA][1], s == kB ? isz : p.stride[kB][1],
+                          p.stride[kOut][1], /*settled=*/false);
+        continue;
+      }
       for (int64_t r = 0; r < k; ++r) {
         const char* row = buf + r * m * isz;
         const int64_t at = r0 + r;

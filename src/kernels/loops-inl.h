@@ -35,6 +35,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 //                                                // (OpBase: Arith<T>)
 //   auto operator()(D d, Vec<D> a, Vec<D> b)      // a vector or a mask
 //   int flags() const;                           // KernelFlags it met
+// and the traits of register-inl.h's OpBase (kMemoryBound: four vectors a
+// step; kHasSteps: the op's own Steps for kStepVectors vectors a step).
 // A tail of n >= N elements is the last whole vector again when the caller
 // says the inputs are settled (kHintSettledInputs) and `out` shares no byte
 // with an array operand: recomputing lanes already done stores the same
@@ -200,6 +202,19 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
     store(r3, out + i + 3 * N);
   };
 
+  // An op with Steps computes K vectors a step together, all loaded before
+  // any is stored.
+  constexpr size_t K = Op::template kStepVectors<C>;
+  const auto steps_at = [&](size_t i, auto store) {
+    hn::Vec<decltype(dc)> va[K], vb[K], r[K];
+    for (size_t k = 0; k < K; ++k) {
+      va[k] = kKind == LoopKind::kScalarFirst ? vs : WidenFrom<T>(dc, hn::LoadU(ds, a + i + k * N));
+      vb[k] = kKind == LoopKind::kScalarSecond ? vs : WidenFrom<T>(dc, hn::LoadU(ds, b + i + k * N));
+    }
+    op.template Steps<K>(dc, va, vb, r);
+    for (size_t k = 0; k < K; ++k) store(ResultLanes<O>(dout, dc, r[k]), out + i + k * N);
+  };
+
   size_t i = 0;
 #if HWY_TARGET == HWY_AVX3_DL
   i = CodeBlocks<T, O, kKind>(op, dc, vs, a, b, out, n);
@@ -213,7 +228,9 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
       if (head) partial(0, head);
       i = head;
       const auto stream_to = [&](auto r, OL* p) { hn::Stream(r, dout, p); };
-      if constexpr (kCanStream && Op::kMemoryBound) {
+      if constexpr (kCanStream && Op::kHasSteps) {
+        for (; i + K * N <= n; i += K * N) steps_at(i, stream_to);
+      } else if constexpr (kCanStream && Op::kMemoryBound) {
         for (; i + 4 * N <= n; i += 4 * N) four_at(i, stream_to);
       }
       for (; i + N <= n; i += N) {
@@ -242,7 +259,9 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
   }
 #endif
   const auto store_to = [&](auto r, OL* p) { hn::StoreU(r, dout, p); };
-  if constexpr (Op::kMemoryBound) {
+  if constexpr (Op::kHasSteps) {
+    for (; i + K * N <= n; i += K * N) steps_at(i, store_to);
+  } else if constexpr (Op::kMemoryBound) {
     for (; i + 4 * N <= n; i += 4 * N) four_at(i, store_to);
   }
   for (; i + N <= n; i += N) one_vector_at(i, store_to);

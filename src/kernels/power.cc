@@ -619,60 +619,27 @@ HWY_INLINE bool PowVectors(D d, const V* x, const V* y, V* r) {
   }
 }
 
-// float32 and float64 power's loop on AVX-512: several vectors a step
-// (PowVectors), whose chains interleave (GCC's -fschedule-insns, see
+// float power's functor on AVX-512: PowerOp with Steps (OpBase::kHasSteps):
+// BinaryLoop hands it four float32 (two float64) vectors a step for
+// PowVectors (float16 and bfloat16 widened to float32), so that their chains interleave (GCC's -fschedule-insns, see
 // CMakeLists.txt) where one vector a step leaves the FMA ports idle: a long
 // chain's waiting operations fill the scheduler, and only independent chains
-// side by side in program order keep it issuing. The head before an aligned
-// streaming store and the tail go through BinaryLoop; out may alias an
-// operand exactly (each step loads before it stores), as in BinaryLoop. The
-// broadcast operand of a scalar kind is read once, and only for that kind.
-template <typename T, LoopKind kKind>
-int PowLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb, void* HWY_RESTRICT po,
-            size_t n, unsigned hints) {
-  const hn::ScalableTag<T> d;
-  const size_t N = hn::Lanes(d);
-  const T* a = static_cast<const T*>(pa);
-  const T* b = static_cast<const T*>(pb);
-  T* out = static_cast<T*>(po);
-  const auto rest = [&](size_t i, size_t count, unsigned h) {
-    return BinaryLoop<PowerOp, T, T, kKind>(kKind == LoopKind::kScalarFirst ? a : a + i,
-                                            kKind == LoopKind::kScalarSecond ? b : b + i,
-                                            out + i, count, h);
-  };
-  const size_t vbytes = N * sizeof(T);
-  const uintptr_t misalign = reinterpret_cast<uintptr_t>(out) % vbytes;
-  const bool stream = (hints & kHintStream) && n >= 4 * N && misalign % sizeof(T) == 0;
-  const unsigned plain = hints & ~static_cast<unsigned>(kHintStream);
-  size_t i = stream && misalign ? (vbytes - misalign) / sizeof(T) : 0;
-  int flags = i ? rest(0, i, plain) : 0;
-  const auto sa = kKind == LoopKind::kScalarFirst ? hn::Set(d, a[0]) : hn::Zero(d);
-  const auto sb = kKind == LoopKind::kScalarSecond ? hn::Set(d, b[0]) : hn::Zero(d);
-  using V = hn::Vec<decltype(d)>;
-  // float32: four vectors a step; float64, whose steps keep more values live,
-  // two (four spill registers and lose more than they gain).
-  constexpr size_t kPowSteps = sizeof(T) == 4 ? 4 : 2;
-  for (; i + kPowSteps * N <= n; i += kPowSteps * N) {
-    V x[kPowSteps], y[kPowSteps], r[kPowSteps];
-    for (size_t k = 0; k < kPowSteps; ++k) {
-      x[k] = kKind == LoopKind::kScalarFirst ? sa : hn::LoadU(d, a + i + k * N);
-      y[k] = kKind == LoopKind::kScalarSecond ? sb : hn::LoadU(d, b + i + k * N);
-    }
-    if (HWY_UNLIKELY(!PowVectors<kPowSteps>(d, x, y, r))) {
-      for (size_t k = 0; k < kPowSteps; ++k) r[k] = PowGeneral(d, x[k], y[k]);
-    }
-    for (size_t k = 0; k < kPowSteps; ++k) {
-      if (stream) {
-        hn::Stream(r[k], d, out + i + k * N);
-      } else {
-        hn::StoreU(r[k], d, out + i + k * N);
-      }
+// side by side in program order keep it issuing. (Four float64 vectors spill
+// registers and lose more than they gain.) A step with a lane PowVectors
+// leaves goes through PowGeneral vector by vector: the same bits per lane.
+struct PowerStepsOp : PowerOp {
+  static constexpr bool kHasSteps = true;
+  template <typename C> static constexpr size_t kStepVectors = sizeof(C) == 4 ? 4 : 2;
+  template <size_t K, class D, class V>
+  HWY_INLINE void Steps(D d, const V* a, const V* b, V* r) const {
+    if (HWY_UNLIKELY(!PowVectors<K>(d, a, b, r))) {
+      for (size_t k = 0; k < K; ++k) r[k] = PowGeneral(d, a[k], b[k]);
     }
   }
-  if (i < n) flags |= rest(i, n - i, plain);
-  if (stream && !(hints & kHintNoFlush)) hwy::FlushStream();
-  return flags;
-}
+};
+using FloatPowerOp = PowerStepsOp;
+#else
+using FloatPowerOp = PowerOp;  // float power's functor in its loops
 #endif
 
 // The scalar-second loop of integer power: squares and cubes straight-line.
@@ -704,12 +671,7 @@ int PowerByScalarLoop(const void* a, const void* b, void* out, size_t n, unsigne
   if (std::abs(e) <= kMaxMultipliedExponent && e == std::trunc(e) && multiply) {
     return BinaryLoop<PowIntegerExponent, T, T, kKind>(a, b, out, n, hints);
   }
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
-    return PowLoop<T, kKind>(a, b, out, n, hints);
-  }
-#endif
-  return BinaryLoop<PowerOp, T, T, kKind>(a, b, out, n, hints);
+  return BinaryLoop<FloatPowerOp, T, T, kKind>(a, b, out, n, hints);
 }
 
 template <typename T>
@@ -746,27 +708,13 @@ struct CodedPowerOp : PowerOp {
   }
 };
 
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// PowLoop for the array-by-array and scalar-base kinds of each float type
-// (the scalar exponent's goes through PowerByScalarLoop).
-template <typename... Ts>
-void SetPowLoops(KernelTable& t) {
-  ((t.k[static_cast<int>(OpId::kPower)][static_cast<int>(DTypeOf<Ts>())]
-       [static_cast<int>(LoopKind::kContiguous)] = &PowLoop<Ts, LoopKind::kContiguous>,
-    t.k[static_cast<int>(OpId::kPower)][static_cast<int>(DTypeOf<Ts>())]
-       [static_cast<int>(LoopKind::kScalarFirst)] = &PowLoop<Ts, LoopKind::kScalarFirst>),
-   ...);
-}
-#endif
 
 // Fills the rows of this family for the current target.
 void FillPower(KernelTable& t) {
-  SetLoopsFor<PowerOp, false, ELTWISE_INT_TYPES, ELTWISE_NATIVE_FLOAT_TYPES>(t, OpId::kPower);
+  SetLoopsFor<PowerOp, false, ELTWISE_INT_TYPES>(t, OpId::kPower);
+  SetLoopsFor<FloatPowerOp, false, ELTWISE_NATIVE_FLOAT_TYPES>(t, OpId::kPower);
   SetLoopsFor<CodedPowerOp, false, ELTWISE_CODED_FLOAT_TYPES>(t, OpId::kPower);
   SetScalarExponentLoops<ELTWISE_NATIVE_INT_TYPES, ELTWISE_NATIVE_FLOAT_TYPES>(t);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  SetPowLoops<float, double>(t);
-#endif
 }
 
 }  // namespace HWY_NAMESPACE

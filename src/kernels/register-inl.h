@@ -43,6 +43,12 @@ struct OpBase {
   // (KernelTable::heavy): strided runs are then packed unless they load as
   // whole vectors, and 8-byte lanes read across rows go by groups of rows.
   template <typename T> static constexpr bool kHeavy = false;
+  // Whether BinaryLoop's main loop hands the op kStepVectors<C> vectors of
+  // compute type C at once, through a member
+  //   template <size_t K, class D, class V> void Steps(D, const V* a, const V* b, V* r) const;
+  // (float power on AVX-512: one test of all for their rare lanes).
+  static constexpr bool kHasSteps = false;
+  template <typename C> static constexpr size_t kStepVectors = 1;
 };
 
 // Base for ops that cost no more than moving their bytes (add, compare, ...):
