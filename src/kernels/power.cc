@@ -619,14 +619,15 @@ HWY_INLINE bool PowVectors(D d, const V* x, const V* y, V* r) {
   }
 }
 
-// float power's functor on AVX-512: PowerOp with Steps (OpBase::kHasSteps):
+// float power's functor on AVX-512: PowerOp with Steps (OpBase::kHasSteps).
 // BinaryLoop hands it four float32 (two float64) vectors a step for
-// PowVectors (float16 and bfloat16 widened to float32), so that their chains interleave (GCC's -fschedule-insns, see
-// CMakeLists.txt) where one vector a step leaves the FMA ports idle: a long
-// chain's waiting operations fill the scheduler, and only independent chains
-// side by side in program order keep it issuing. (Four float64 vectors spill
-// registers and lose more than they gain.) A step with a lane PowVectors
-// leaves goes through PowGeneral vector by vector: the same bits per lane.
+// PowVectors (float16 and bfloat16 widened to float32), so that their chains
+// interleave (GCC's -fschedule-insns, see CMakeLists.txt) where one vector a
+// step leaves the FMA ports idle: a long chain's waiting operations fill the
+// scheduler, and only independent chains side by side in program order keep
+// it issuing. (Four float64 vectors spill registers and lose more than they
+// gain.) A step with a lane PowVectors leaves goes through PowGeneral vector
+// by vector: the same bits per lane.
 struct PowerStepsOp : PowerOp {
   static constexpr bool kHasSteps = true;
   template <typename C> static constexpr size_t kStepVectors = sizeof(C) == 4 ? 4 : 2;
@@ -707,7 +708,6 @@ struct CodedPowerOp : PowerOp {
     return hn::IfThenElse(invalid, nan, r);
   }
 };
-
 
 // Fills the rows of this family for the current target.
 void FillPower(KernelTable& t) {
