@@ -26,7 +26,7 @@ struct ExecuteArgs {
   size_t out_itemsize;
   const BinaryKernel* kernels;  // indexed by LoopKind
   StridedKernel strided;        // null: strided runs are packed into blocks
-  size_t parallel_bytes;        // kParallelBytes (SIZE_MAX: never split)
+  size_t parallel_bytes;        // ParallelBytes of the op and compute dtype (SIZE_MAX: never split)
   size_t wake_bytes;            // WakeBytes of the op and compute dtype
   bool pack_beside_scalar_second;  // KernelTable's flag of the op and dtype
   bool heavy;                   // KernelTable's flag of the op and dtype
@@ -36,10 +36,15 @@ struct ExecuteArgs {
 };
 
 // Bytes a call must move (operands and result) before it is split across
-// threads, for every op: below that a split gains little even from a
-// spinning worker, and loses where other threads of the process compete for
-// the cores (measured: docs/benchmarks.md, the threads goal).
-constexpr size_t kParallelBytes = size_t{1} << 18;
+// threads: 256 KiB for the costly ops, 1 MiB for the others. Below that a
+// split gains little even from a spinning worker and loses where the second
+// core's share is not worth the hand-off: a cheap op of up to 1 MiB is a few
+// microseconds on one core with its operands in that core's L2, about what
+// publishing the call, claiming batches and moving the result lines between
+// the cores cost (measured on two CPUs: docs/benchmarks.md, the threads goal).
+constexpr size_t ParallelBytes(OpId op, DType compute) {
+  return IsCostly(op, compute) ? size_t{1} << 18 : size_t{1} << 20;
+}
 // Bytes from which a split call wakes dozing or sleeping workers
 // (ThreadPool::Run's `wake`): 1 MiB for the costly ops, 8 MiB for the others.
 // Waking costs the caller more than 10 us and the worker joins tens of

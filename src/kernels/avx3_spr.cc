@@ -58,9 +58,12 @@
 // The compilers whose AVX512-FP16 intrinsics serve functions that name the
 // instruction set in their target attribute (GCC 12; Clang from 16, whose
 // immintrin.h declares them without -mavx512fp16), on x86-64; elsewhere
-// (aarch64, older compilers) there is no AVX3_SPR target.
-#if defined(__x86_64__) && ((defined(__clang__) && __clang_major__ >= 16) || \
-                            (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 12))
+// (aarch64, older compilers) there is no AVX3_SPR target, nor where the build
+// leaves it out (ELTWISE_DISABLED_TARGETS in CMakeLists.txt defines
+// ELTWISE_NO_AVX3_SPR).
+#if !defined(ELTWISE_NO_AVX3_SPR) && defined(__x86_64__) && \
+    ((defined(__clang__) && __clang_major__ >= 16) ||      \
+     (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 12))
 #define ELTWISE_AVX3_SPR 1
 #else
 #define ELTWISE_AVX3_SPR 0
