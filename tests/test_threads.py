@@ -227,6 +227,78 @@ def test_changing_thread_count_after_use_is_safe():
         f"exit code {r.returncode} (negative = killed by signal): {r.stderr[-2000:]}")
 
 
+def test_switching_thread_counts_keeps_the_workers():
+    """docs/semantics.md "Runtime": lowering the thread count parks the workers beyond it
+    and raising it again reuses them (no thread is started: the same thread ids), one more
+    worker starts only for a count above any before, and a new affinity mask of the calling
+    thread starts new workers under it; every split call in between, in place on sizes
+    that are no multiple of the batch grain, runs each element exactly once. In a
+    subprocess with a timeout: a hang or a crash fails the test."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import os, time
+        import numpy as np, eltwise
+
+        def workers(expect):  # the pool's thread ids, once `expect` of them have their name
+            # (a new worker names itself when it first runs, which may be after the call
+            # that started it returned)
+            for _ in range(5000):
+                ids = {int(t) for t in os.listdir("/proc/self/task")
+                       if open(f"/proc/self/task/{t}/comm").read().strip() == "eltwise-pool"}
+                if len(ids) >= expect:
+                    return ids
+                time.sleep(0.001)
+            return ids
+
+        x = np.zeros(300_007, np.int64)  # 7.2 MB a call: split
+        k = 0
+        def check():
+            global k
+            eltwise.add(x, 1, out=x)
+            k += 1
+            assert (x == k).all(), (k, np.flatnonzero(x != k)[:5])
+
+        eltwise.set_num_threads(2)
+        check()
+        first = workers(1)
+        assert len(first) == 1, first
+        for n in [1, 2, 1, 2] * 5:
+            eltwise.set_num_threads(n)
+            check()
+            assert workers(1) == first, (n, first, workers(1))
+        eltwise.set_num_threads(3)
+        check()
+        three = workers(2)
+        assert len(three) == 2 and first < three, (first, three)
+        for n in [2, 3, 1, 3, 2] * 4:
+            eltwise.set_num_threads(n)
+            check()
+            check()
+            assert workers(2) == three, (n, three, workers(2))
+        allowed = os.sched_getaffinity(0)
+        if len(allowed) > 1:
+            os.sched_setaffinity(0, {min(allowed)})
+            eltwise.set_num_threads(3)
+            check()
+            moved = workers(2)
+            assert len(moved) == 2 and not moved & three, (three, moved)
+            # (a worker that can move off its caller's CPU changes its mask for a
+            # moment; these cannot: their mask has one CPU)
+            masks = [os.sched_getaffinity(t) for t in moved]
+            assert all(m == {min(allowed)} for m in masks), masks
+            os.sched_setaffinity(0, allowed)
+        print("ok")
+        """
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (
+        f"exit code {r.returncode} (negative = killed by signal): {r.stderr[-2000:]}")
+
+
 def test_calls_while_other_threads_change_threads_and_target():
     """8 Python threads make large calls (contiguous, strided, scalar; float and integer)
     and check each result against NumPy while 2 threads keep calling set_num_threads and

@@ -67,6 +67,18 @@ void LeaveCallerCpu(int caller_cpu) {
 #endif
 }
 
+// The calling thread's affinity mask as bytes (empty where unknown).
+std::vector<unsigned char> CurrentMask() {
+#if defined(__linux__)
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) {
+    const auto* p = reinterpret_cast<const unsigned char*>(&mask);
+    return std::vector<unsigned char>(p, p + sizeof(mask));
+  }
+#endif
+  return {};
+}
+
 thread_local bool t_on_worker = false;
 
 int64_t NowNs() {
@@ -125,6 +137,8 @@ void ThreadPool::ResetAfterFork() {
   new (&run_mutex_) std::mutex();
   new (&mutex_) std::mutex();
   new (&wake_) std::condition_variable();
+  new (&park_) std::condition_variable();
+  new (&start_mask_) std::vector<unsigned char>();
   started_ = false;  // the next Run starts the child's workers
   task_ = nullptr;
   ctx_ = nullptr;
@@ -141,6 +155,7 @@ void ThreadPool::StopWorkers() {
     stopping_.store(true);
   }
   wake_.notify_all();
+  park_.notify_all();
   for (auto& w : workers_) w.join();
   workers_.clear();
   stopping_.store(false);
@@ -149,12 +164,15 @@ void ThreadPool::StopWorkers() {
 
 void ThreadPool::StartWorkers() {
   started_ = true;
+  if (workers_.empty()) start_mask_ = CurrentMask();
   // Workers start from the current call count (no call is open: we hold
   // run_mutex_), so none re-runs an old call and all see the next one.
   const uint64_t now = generation_.load();
   const int n = threads_.load();
   try {
-    for (int i = 1; i < n; ++i) workers_.emplace_back(&ThreadPool::WorkerLoop, this, now);
+    for (int i = static_cast<int>(workers_.size()); i < n - 1; ++i) {
+      workers_.emplace_back(&ThreadPool::WorkerLoop, this, now, i);
+    }
   } catch (const std::exception&) {
     // No more threads (resource limits): run with those that started.
   }
@@ -164,13 +182,22 @@ void ThreadPool::SetThreads(int n) {
   if (n < 1) n = 1;
   std::lock_guard<std::mutex> run_lock(run_mutex_);
   if (n == threads_.load()) return;
-  StopWorkers();
-  threads_.store(n);
+  // New workers inherit the calling thread's mask: under another mask, the
+  // kept ones would not be what starting them now gives.
+  if (!workers_.empty() && CurrentMask() != start_mask_) StopWorkers();
+  {
+    // Under mutex_, so that a worker between its check and its wait on
+    // park_ cannot miss the change.
+    std::lock_guard<std::mutex> lock(mutex_);
+    threads_.store(n);
+  }
+  park_.notify_all();
+  if (static_cast<int>(workers_.size()) < n - 1) started_ = false;  // the next Run starts the rest
 }
 
-bool ThreadPool::AwaitCall(uint64_t seen) {
+bool ThreadPool::AwaitCall(uint64_t seen, bool spin) {
   const auto deadline = std::chrono::steady_clock::now() + kSpin;
-  for (int i = 0;; ++i) {
+  for (int i = 0; spin; ++i) {
     if (generation_.load(std::memory_order_acquire) != seen) return true;
     if (stopping_.load(std::memory_order_relaxed)) return false;
     ELTWISE_PAUSE();
@@ -210,14 +237,31 @@ bool ThreadPool::AwaitCall(uint64_t seen) {
 
 bool ThreadPool::OnWorker() { return t_on_worker; }
 
-void ThreadPool::WorkerLoop(uint64_t seen) {
+void ThreadPool::WorkerLoop(uint64_t seen, int index) {
   t_on_worker = true;
 #if defined(__linux__)
   pthread_setname_np(pthread_self(), "eltwise-pool");  // as top and /proc show it
 #endif
+  // A worker spins after a call and when it starts (inside a Run): the next
+  // call is likely soon. One unparked by SetThreads dozes instead: woken on
+  // the caller's CPU, it would spin there beside the caller's calls that are
+  // too short to split.
+  bool spin = true;
   for (;;) {
-    if (!AwaitCall(seen)) return;
+    if (!Active(index)) {
+      // Parked: no call is this worker's until SetThreads raises the count
+      // (threads_ changes under mutex_, and only while no Run is open).
+      std::unique_lock<std::mutex> lock(mutex_);
+      park_.wait(lock, [&] { return stopping_.load() || Active(index); });
+      if (stopping_.load()) return;
+      seen = generation_.load(std::memory_order_acquire);  // the calls made meanwhile are done
+      spin = false;
+      continue;
+    }
+    if (!AwaitCall(seen, spin)) return;
+    spin = true;
     seen = generation_.load(std::memory_order_acquire);
+    if (!Active(index)) continue;  // parked while it waited: the call is not its own
     // Join only while the call is open; the caller waits for inside_ == 0
     // after closing it, so ctx_ outlives every thread that joined.
     inside_.fetch_add(1);
@@ -233,7 +277,7 @@ void ThreadPool::Run(Task task, void* ctx, bool wake) {
     return;
   }
   if (!started_) StartWorkers();
-  if (workers_.empty()) {
+  if (workers_.empty() || threads_.load() <= 1) {
     task(ctx);
     return;
   }

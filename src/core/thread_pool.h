@@ -22,7 +22,12 @@ class ThreadPool {
   static ThreadPool& Get();
 
   // Sets the number of threads that run tasks (the caller counts as one).
-  // Waits for a Run in progress; the workers start on the next Run.
+  // Waits for a Run in progress. Workers already started are kept while the
+  // calling thread's affinity mask is the one they were started under: those
+  // beyond n - 1 park (asleep, joining no call) until a later SetThreads
+  // needs them again, so that switching between thread counts starts no
+  // thread. Otherwise (a new mask) they are stopped. Missing workers start
+  // on the next Run.
   void SetThreads(int n);
   int threads() const { return threads_.load(std::memory_order_relaxed); }
 
@@ -57,15 +62,23 @@ class ThreadPool {
   void StopWorkers();
   // In a forked child: forgets the parent's workers and locks.
   void ResetAfterFork();
-  void WorkerLoop(uint64_t seen);
-  // Waits (spinning, then dozing, then asleep) until generation_ differs
-  // from `seen`; false when the pool is stopping.
-  bool AwaitCall(uint64_t seen);
+  void WorkerLoop(uint64_t seen, int index);
+  // Whether worker `index` may join calls at the current thread count.
+  bool Active(int index) const {
+    return index < threads_.load(std::memory_order_relaxed) - 1;
+  }
+  // Waits (spinning unless `spin` is false, then dozing, then asleep) until
+  // generation_ differs from `seen`; false when the pool is stopping.
+  bool AwaitCall(uint64_t seen, bool spin);
 
   std::atomic<int> threads_{1};  // read by callers without run_mutex_
-  // Guarded by run_mutex_: the workers, and whether this process started them.
+  // Guarded by run_mutex_: the workers (the first threads_ - 1 of them join
+  // calls, the others park), whether StartWorkers ran for the current count,
+  // and the affinity mask of the thread that started them (a copy of a
+  // cpu_set_t, empty where unknown).
   std::vector<std::thread> workers_;
   bool started_ = false;
+  std::vector<unsigned char> start_mask_;
   std::mutex run_mutex_;  // one Run (or SetThreads) at a time
 
   // Three cache lines, each written by one side per call: a write to a
@@ -97,6 +110,7 @@ class ThreadPool {
   // worker that leaves its wait with wakes_ unchanged takes itself off.
   std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable park_;  // parked workers wait here for SetThreads
   int dozers_ = 0;
   int sleepers_ = 0;
   uint64_t wakes_ = 0;
