@@ -120,13 +120,23 @@ def test_bitwise_int64_uint64_is_type_error(name):
 @pytest.mark.parametrize("other", [np.float16, np.int16, np.int32, np.int64, np.uint16,
                                    np.uint32, np.uint64])
 def test_bfloat16_without_common_dtype(other):
-    """bfloat16 promotes as ml_dtypes does: no common dtype with float16 or wide ints."""
-    a = np.ones(3, BF16)
-    b = np.ones(3, other)
-    with pytest.raises(TypeError):
-        eltwise.add(a, b)
-    with pytest.raises(TypeError):
-        eltwise.less(b, a)
+    """bfloat16 promotes as the installed ml_dtypes makes NumPy promote it: under 0.6 no
+    common dtype with float16 or wide ints (a TypeError), under 0.7 result_type's
+    float32 or float64 (docs/semantics.md, "Low-precision dtypes")."""
+    a = np.array([1.5, -2.0, 3.0], BF16)
+    b = np.array([1, 0, 2]).astype(other)
+    try:
+        rt = np.result_type(a, b)
+    except TypeError:
+        with pytest.raises(TypeError):
+            eltwise.add(a, b)
+        with pytest.raises(TypeError):
+            eltwise.less(b, a)
+        return
+    got = eltwise.add(a, b)
+    assert got.dtype == rt
+    assert_same(got, np.add(a.astype(rt), b.astype(rt)))
+    assert eltwise.less(b, a).tolist() == np.less(b.astype(rt), a.astype(rt)).tolist()
 
 
 @pytest.mark.parametrize("other", [np.bool_, np.int8, np.uint8, np.float32, np.float64])

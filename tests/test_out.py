@@ -13,6 +13,17 @@ from ew_helpers import (
 )
 
 
+def _has_common_dtype(a, b):
+    try:
+        np.result_type(a, b)
+    except TypeError:
+        return False
+    return True
+
+
+_HAS_COMMON_BF16_F16 = _has_common_dtype(BF16, np.float16)
+
+
 @pytest.mark.parametrize("name", ALL_OPS)
 def test_out_is_returned(name, target):
     a, b = operands(name, np.int32, 40, kind="tame")
@@ -339,7 +350,9 @@ ERROR_CALLS = [
     ("keyword", lambda out: eltwise.add(np.ones(3), np.ones(3), out=out, where=True), TypeError),
     ("bad op", lambda out: eltwise.elementwise(np.ones(3), np.ones(3), "nope", out=out), ValueError),
     ("op pythondiv", lambda out: eltwise.elementwise(np.ones(3), np.ones(3), "SUM", out=out, pythondiv=False), TypeError),
-    ("bf16 f16", lambda out: eltwise.add(np.ones(3, BF16), np.ones(3, np.float16), out=out), TypeError),
+    # No common dtype (ml_dtypes 0.6; 0.7 gives one for every pair, float32 here).
+    *([("bf16 f16", lambda out: eltwise.add(np.ones(3, BF16), np.ones(3, np.float16), out=out),
+        TypeError)] if not _HAS_COMMON_BF16_F16 else []),
     ("dtype", lambda out: eltwise.add(np.ones(3), np.ones(3), out=out, dtype=np.complex64), TypeError),
     ("negative power", lambda out: eltwise.power(np.ones(3, np.int64), np.array([1, 1, -1]), out=out), ValueError),
 ]

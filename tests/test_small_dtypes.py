@@ -205,17 +205,20 @@ def test_overflow_ties_and_zero_rules(dt):
 
 @pytest.mark.parametrize("dt", FLOAT_CODED, ids=dtype_id)
 def test_promotion(dt):
-    """As NumPy with ml_dtypes: with float32 -> float32, with a Python int the dtype
-    itself, with a Python float float32 (as ml_dtypes' own loops), with float16 or
-    another coded float no common dtype (TypeError)."""
+    """As NumPy with the installed ml_dtypes: with float32 -> float32, with a Python int
+    the dtype itself, with a Python float float32 under ml_dtypes 0.6 and the dtype
+    itself under 0.7 (docs/semantics.md, "Low-precision dtypes"), with another dtype
+    numpy.result_type's answer or, where it has none, a TypeError."""
     x = _codes(dt)[:16]
     f32 = np.linspace(-3, 3, 16, dtype=np.float32)
     assert eltwise.add(x, f32).dtype == np.float32
     np.testing.assert_array_equal(eltwise.add(x, f32), np.add(x, f32))
     assert eltwise.multiply(x, 2).dtype == dt
-    assert eltwise.add(x, 1.5).dtype == np.float32
     with np.errstate(all="ignore"):
-        assert eltwise.add(x, 2).view(np.uint8).tolist() == np.add(x, 2).view(np.uint8).tolist()
+        for s in (2, 1.5, -0.25, True):
+            got, want = eltwise.add(x, s), np.add(x, s)
+            assert got.dtype == want.dtype, s
+            assert not _mismatches("add", got, want).size, s
     # With another dtype: numpy.result_type's dtype, or a TypeError where it has none
     # (float16, bfloat16 and most pairs of coded floats; NumPy's ufuncs find a float32
     # loop for some of those, eltwise keeps result_type's answer as for bfloat16).
@@ -284,6 +287,32 @@ def test_twins(dt):
         i8 = np.arange(-4, 4, dtype=np.int8)
         assert not _mismatches("add", eltwise.ufunc.add(i8, i8, dtype=dt),
                                np.add(i8, i8, dtype=dt)).size
+
+
+@pytest.mark.parametrize("dt", FLOAT_CODED + [np.dtype(ml_dtypes.bfloat16)], ids=dtype_id)
+def test_twin_add_reduce_starts_where_numpy_does(dt):
+    """eltwise.ufunc.add.reduce starts from the identity, or from the first element on
+    the dtypes where NumPy's own add.reduce does (ml_dtypes 0.7: bfloat16, float8_e5m2,
+    float8_e8m0fnu, ...; docs/semantics.md, "Low-precision dtypes"): one element (-0.0
+    tells the two apart, and float8_e8m0fnu's 2, its identity 0 being NaN), none, a few,
+    with initial=, along an axis; and a call with bool still resolves to the dtype."""
+    with np.errstate(all="ignore"):
+        for values in ([-0.0], [2.0], [], [1.0, 2.0, 4.0], [0.5, -0.0, 0.25]):
+            x = np.array(values).astype(dt)
+            got, want = eltwise.ufunc.add.reduce(x), np.add.reduce(x)
+            assert not _mismatches("add", np.asarray(got)[None], np.asarray(want)[None]).size, \
+                values
+            got, want = eltwise.ufunc.add.reduce(x, initial=1.0), np.add.reduce(x, initial=1.0)
+            assert not _mismatches("add", np.asarray(got)[None], np.asarray(want)[None]).size
+        x = np.array([[-0.0, 2.0], [-0.0, 4.0]]).astype(dt)
+        for axis in (0, 1):
+            assert not _mismatches("add", eltwise.ufunc.add.reduce(x, axis=axis),
+                                   np.add.reduce(x, axis=axis)).size
+        b = np.array([True, False, True])
+        y = np.array([1.0, 2.0, 0.5]).astype(dt)
+        want = np.add(b, y)
+        got = eltwise.ufunc.add(b, y)
+        assert got.dtype == want.dtype and not _mismatches("add", got, want).size
 
 
 @pytest.mark.parametrize("dt", FLOAT_CODED, ids=dtype_id)
@@ -400,18 +429,33 @@ def test_integer_codes_agree_with_ml_dtypes(dt):
 
 @pytest.mark.parametrize("dt", INT_CODED, ids=dtype_id)
 def test_integer_promotion_and_errors(dt):
-    """As NumPy with ml_dtypes: a Python int makes int8 (an int beyond int8 is NumPy's
-    OverflowError, comparisons too), a Python float float16, int8 int8; a zero divisor
+    """As NumPy with the installed ml_dtypes (docs/semantics.md, "Low-precision
+    dtypes"): under 0.6 a Python int makes int8 (an int beyond int8 is NumPy's
+    OverflowError, comparisons too), under 0.7 the dtype itself (an int wraps into it,
+    comparisons go by value); a Python float float16, int8 int8; a zero divisor
     reports through numpy.errstate; out= and the twins (reduce included)."""
     c = _codes(dt)
     x = c[c.astype(np.int64) != 0]
-    for s in (1, 1.5, True):
-        assert eltwise.add(x, s).dtype == np.add(x, s).dtype
-        np.testing.assert_array_equal(eltwise.add(x, s), np.add(x, s))
-    with pytest.raises(OverflowError):
-        eltwise.add(x, 1000)
-    with pytest.raises(OverflowError):
-        eltwise.equal(x, 1000)
+    for s in (1, 1.5, True, 3, 7, 100, 255, 1000, -1000, -129, 2 ** 40, 2 ** 70, -2 ** 70):
+        for name in ("add", "multiply", "subtract", "equal", "less", "greater_equal"):
+            try:
+                want = getattr(np, name)(x, s)
+            except OverflowError:
+                with pytest.raises(OverflowError):
+                    getattr(eltwise, name)(x, s)
+                continue
+            got = getattr(eltwise, name)(x, s)
+            assert got.dtype == want.dtype, (name, s)
+            assert got.astype(np.int64).tolist() == want.astype(np.int64).tolist(), (name, s)
+    if np.add(x, 1).dtype == np.int8:  # ml_dtypes 0.6
+        with pytest.raises(OverflowError):
+            eltwise.add(x, 1000)
+        with pytest.raises(OverflowError):
+            eltwise.equal(x, 1000)
+    else:  # ml_dtypes 0.7 reads a Python int through int16 (signed) or uint8
+        big = 1000 if dt.name.startswith("int") else 200
+        assert eltwise.add(x, big).tolist() == _wrap(x.astype(np.int64) + big, dt).tolist()
+        assert not eltwise.equal(x, big).any()
     assert eltwise.less(x, 100).tolist() == np.less(x, 100).tolist()
     i8 = np.arange(x.size, dtype=np.int8)
     assert eltwise.add(x, i8).dtype == np.result_type(x, i8)

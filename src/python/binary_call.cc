@@ -148,6 +148,10 @@ PyObject* WeakScalarArray(OpId op, const Operands& ops, int i, PyArray_Descr* cd
     truth.reset(PyBool_FromLong(t));
     value = truth.get();
   }
+  DType as;
+  if (!truth && ops.weak[i] == Weak::kInt && ToDType(cdescr, &as) && CodedPyInt(as)) {
+    return ConvertCodedPyInt(value, cdescr);
+  }
   Py_INCREF(cdescr);
   return PyArray_FromAny(value, cdescr, 0, 0, NPY_ARRAY_FORCECAST, nullptr);
 }

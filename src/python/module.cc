@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/thread_pool.h"
 #include "hwy/highway.h"  // HWY_MAJOR etc.
@@ -25,6 +26,7 @@
 #include "python/function_object.h"
 #include "python/fused_call.h"
 #include "python/fused_object.h"
+#include "python/promotion.h"
 #include "python/result_memory.h"
 #include "python/ufunc_twins.h"
 
@@ -54,8 +56,20 @@ py::object MakeFunction(const std::string& name, const py::str& doc, const py::o
 // Creates the ufunc twin of function `name`, called `twin_name`;
 // `truncate`: integer division truncates (divide_trunc).
 py::object MakeUfunc(const std::string& name, const std::string& twin_name,
-                     const std::string& doc, bool truncate) {
-  PyObject* u = MakeUfuncTwin(Find(name), twin_name.c_str(), doc.c_str(), truncate);
+                     const std::string& doc, bool truncate,
+                     const std::vector<std::string>& first_element_reduce) {
+  std::vector<DType> first;
+  for (const std::string& dtype : first_element_reduce) {
+    bool found = false;
+    for (int i = 0; i < kNumDTypes; ++i) {
+      if (dtype == kDTypeTraits[i].name) {
+        first.push_back(static_cast<DType>(i));
+        found = true;
+      }
+    }
+    if (!found) throw py::value_error("eltwise._make_ufunc: no dtype named " + dtype);
+  }
+  PyObject* u = MakeUfuncTwin(Find(name), twin_name.c_str(), doc.c_str(), truncate, first);
   if (!u) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(u);
 }
@@ -199,6 +213,7 @@ PYBIND11_MODULE(_eltwise, m) {
   using namespace eltwise;
   if (_import_array() < 0 || _import_umath() < 0) throw py::error_already_set();
   InitDTypes();
+  InitWeakPromotion();
   if (!InitArguments() || !InitFunctionType() || !InitFusedType(m.ptr())) {
     throw py::error_already_set();
   }
@@ -210,7 +225,7 @@ PYBIND11_MODULE(_eltwise, m) {
   m.def("_dtype_table", &DTypeTable,
         "The dtypes eltwise computes in and their traits, one dict per dtype, in table order.");
   m.def("_make_ufunc", &MakeUfunc, py::arg("name"), py::arg("twin_name"), py::arg("doc"),
-        py::arg("truncate"));
+        py::arg("truncate"), py::arg("first_element_reduce"));
   m.def("_set_delegate", [](const py::object& fn) { SetDelegate(fn.ptr()); });
   m.def("_numpy_shape_for_x2", &NumpyShapeForX2, py::arg("name"), py::arg("mode"),
         py::arg("shape1"), py::arg("shape2"), py::arg("axis"));

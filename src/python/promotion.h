@@ -33,6 +33,23 @@ bool ReadOperands(const FunctionInfo& f, PyObject* x1, PyObject* x2, Operands* o
 bool ComputeDType(const FunctionInfo& f, const Operands& ops, PyArray_Descr* forced,
                   DType* compute);
 
+// Probes, once at import (after InitDTypes), the dtype NumPy gives each
+// ml_dtypes dtype with a Python int and with a Python float: the promotion the
+// installed ml_dtypes registers (its 0.7 changed it), which ComputeDType then
+// follows.
+void InitWeakPromotion();
+
+// Whether the coded integer t takes a Python int as itself (ml_dtypes >= 0.7):
+// the int is then converted as NumPy converts it (ConvertCodedPyInt, which
+// wraps it into t's bits or raises NumPy's OverflowError), and compared with
+// t's elements by value.
+bool CodedPyInt(DType t);
+
+// The 0-d array of coded integer dtype d (CodedPyInt) that NumPy makes of the
+// Python int v in `numpy.add(x, v)`: as numpy.add(zero of d, v). Nullptr with
+// NumPy's error set.
+PyObject* ConvertCodedPyInt(PyObject* v, PyArray_Descr* d);
+
 }  // namespace eltwise
 
 #endif  // ELTWISE_PYTHON_PROMOTION_H_

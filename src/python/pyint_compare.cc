@@ -95,9 +95,13 @@ bool RewriteOutOfRangeComparison(OpId* op, Operands* ops, DType compute, Ref hol
   const int w = weak_int[0] ? 0 : 1;
   // A float takes the int as NumPy converts it; bool with an int beyond int64
   // stays NumPy's OverflowError (NumPy compares exactly for integer dtypes only),
-  // and so does a coded integer with an int beyond int8 (NumPy converts it to
-  // int8 first).
-  if (!IsInteger(ops->dt[1 - w]) || !IsInteger(compute) || IsCoded(ops->dt[1 - w])) return true;
+  // and so does a coded integer that takes a Python int as int8 (ml_dtypes
+  // 0.6: NumPy converts it to int8 first); one that takes it as itself
+  // (CodedPyInt, ml_dtypes 0.7) compares by value.
+  const DType other = ops->dt[1 - w];
+  if (!IsInteger(other) || !IsInteger(compute) || (IsCoded(other) && !CodedPyInt(other))) {
+    return true;
+  }
   const int range = PyIntRange(ops->x[w], compute);
   if (range == -2) return false;
   if (range == 0) return true;

@@ -476,6 +476,75 @@ int IdentityOf(OpId op) {
   }
 }
 
+// The loops registered by AddFirstElementLoop: (ufunc, what it runs), for
+// the process's lifetime (the ufuncs live as long).
+struct FirstElementLoop {
+  PyObject* ufunc;
+  LoopData data;
+};
+std::vector<FirstElementLoop> g_first_element_loops;
+
+// KernelLoop as a loop of NumPy's ArrayMethod API, for AddFirstElementLoop:
+// it finds its LoopData by the calling ufunc and the operands' dtype.
+int FirstElementStridedLoop(PyArrayMethod_Context* context, char* const data[],
+                            npy_intp const dims[], npy_intp const strides[], NpyAuxData*) {
+  DType t;
+  if (!ToDType(context->descriptors[0], &t)) t = DType::kBool;
+  for (const FirstElementLoop& l : g_first_element_loops) {
+    if (l.ufunc != context->caller || l.data.dtype != t) continue;
+    LoopData d = l.data;
+    KernelLoop(const_cast<char**>(data), dims, strides, &d);
+    return 0;
+  }
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyErr_SetString(PyExc_RuntimeError, "eltwise.ufunc: a loop without its data");
+  PyGILState_Release(gil);
+  return -1;
+}
+
+// A reduction's initial value: none for a non-empty reduction (NumPy then
+// starts from the first element), the identity 0 for an empty one.
+int IdentityWhenEmpty(PyArrayMethod_Context* context, npy_bool reduction_is_empty,
+                      void* initial) {
+  if (!reduction_is_empty) return 0;
+  Ref zero(PyLong_FromLong(0));
+  if (!zero || PyArray_Pack(context->descriptors[0], initial, zero.get()) < 0) return -1;
+  return 1;
+}
+
+// Registers d (an ml_dtypes dtype, an op whose identity is 0) as an
+// ArrayMethod whose reduce starts from the first element, in place of a
+// legacy loop (HasFirstElementLoop answers for it where the legacy loops'
+// table is read).
+bool AddFirstElementLoop(PyObject* ufunc, const LoopData& d, bool bool_result) {
+  Ref descr(reinterpret_cast<PyObject*>(DescrOf(d.dtype)));
+  if (!descr) return false;
+  PyArray_DTypeMeta* T = NPY_DTYPE(reinterpret_cast<PyArray_Descr*>(descr.get()));
+  PyArray_DTypeMeta* dtypes[3] = {T, T, bool_result ? &PyArray_BoolDType : T};
+  PyType_Slot slots[] = {
+      {NPY_METH_strided_loop, reinterpret_cast<void*>(&FirstElementStridedLoop)},
+      {NPY_METH_get_reduction_initial, reinterpret_cast<void*>(&IdentityWhenEmpty)},
+      {0, nullptr}};
+  PyArrayMethod_Spec spec = {};
+  spec.name = "eltwise_first_element_reduce";
+  spec.nin = 2;
+  spec.nout = 1;
+  spec.casting = NPY_NO_CASTING;
+  spec.flags = NPY_METH_IS_REORDERABLE;
+  spec.dtypes = dtypes;
+  spec.slots = slots;
+  g_first_element_loops.push_back({ufunc, d});
+  return PyUFunc_AddLoopFromSpec(ufunc, &spec) == 0;
+}
+
+// Whether AddFirstElementLoop registered the dtype t on ufunc.
+bool HasFirstElementLoop(const PyUFuncObject* ufunc, DType t) {
+  for (const FirstElementLoop& l : g_first_element_loops) {
+    if (l.ufunc == reinterpret_cast<const PyObject*>(ufunc) && l.data.dtype == t) return true;
+  }
+  return false;
+}
+
 // Resolves a call whose dtype= or signature= names the ml_dtypes dtype `row`
 // (bfloat16, say) for an input while no operand is of it: NumPy's default
 // resolver searches only the builtin loops then. Returns 1 when it resolved
@@ -501,7 +570,9 @@ int ResolveForcedAs(DType row, PyUFuncObject* ufunc, NPY_CASTING casting,
   }
   if (!forced) return 0;
   Ref key(PyLong_FromLong(d->type_num));  // the twin must have a loop for it
-  if (!key || !ufunc->userloops || PyDict_GetItemWithError(ufunc->userloops, key.get()) == nullptr) {
+  if (!HasFirstElementLoop(ufunc, row) &&
+      (!key || !ufunc->userloops ||
+       PyDict_GetItemWithError(ufunc->userloops, key.get()) == nullptr)) {
     if (PyErr_Occurred()) return -1;
     return 0;
   }
@@ -536,10 +607,46 @@ int ResolveForcedUserDType(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObj
   return 0;
 }
 
+// Resolves operands of two dtypes one of which is an ml_dtypes dtype, as
+// NumPy's legacy resolution does: the ml_dtypes operands' loops first, in
+// operand order, the first to which both inputs cast safely. Where that is a
+// legacy loop, returns 0 and NumPy's default resolver finds it; where it is
+// an AddFirstElementLoop (which that resolver does not see), resolves to it
+// (returns 1, out_dtypes set). -1 with an error set.
+int ResolveUserLoops(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** operands,
+                     PyArray_Descr** out_dtypes) {
+  const NPY_CASTING input_casting = casting > NPY_SAFE_CASTING ? NPY_SAFE_CASTING : casting;
+  const bool bool_result = ufunc->types[3 * (ufunc->ntypes - 1) + 2] == NPY_BOOL;
+  for (int i = 0; i < 2; ++i) {
+    DType t;
+    if (!ToDType(PyArray_DESCR(operands[i]), &t) || Traits(t).source == DSource::kNumpy) {
+      continue;
+    }
+    Ref user(reinterpret_cast<PyObject*>(DescrOf(t)));
+    if (!user) return -1;
+    auto* d = reinterpret_cast<PyArray_Descr*>(user.get());
+    if (!PyArray_CanCastArrayTo(operands[0], d, input_casting) ||
+        !PyArray_CanCastArrayTo(operands[1], d, input_casting)) {
+      continue;
+    }
+    if (!HasFirstElementLoop(ufunc, t)) return 0;
+    for (int k = 0; k < 3; ++k) {
+      out_dtypes[k] = k == 2 && bool_result ? PyArray_DescrFromType(NPY_BOOL) : d;
+      if (out_dtypes[k] == d) Py_INCREF(d);
+    }
+    return 1;
+  }
+  return 0;
+}
+
 int TwinTypeResolver(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** operands,
                      PyObject* type_tup, PyArray_Descr** out_dtypes) {
   const int forced = ResolveForcedUserDType(ufunc, casting, operands, type_tup, out_dtypes);
   if (forced != 0) return forced < 0 ? -1 : 0;
+  if (type_tup == nullptr) {
+    const int user = ResolveUserLoops(ufunc, casting, operands, out_dtypes);
+    if (user != 0) return user < 0 ? -1 : 0;
+  }
   return PyUFunc_DefaultTypeResolver(ufunc, casting, operands, type_tup, out_dtypes);
 }
 
@@ -567,7 +674,8 @@ struct TwinTables {
 
 }  // namespace
 
-PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc, bool truncate) {
+PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc, bool truncate,
+                        const std::vector<DType>& first_element) {
   auto* t = new TwinTables;  // owned by the ufunc for the process's lifetime
   t->name = name;
   t->doc = doc;
@@ -616,7 +724,11 @@ PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc
     auto* d = new LoopData{TwinOp(f, dt, truncate), dt};  // lives with the ufunc
     const int num = TypeNum(dt);
     const int arg_types[3] = {num, num, bool_result ? NPY_BOOL : num};
-    if (PyUFunc_RegisterLoopForType(ufunc, num, &KernelLoop, arg_types, d) < 0) {
+    const bool first = Traits(f.op).identity == Identity::kZero &&
+                       std::find(first_element.begin(), first_element.end(), dt) !=
+                           first_element.end();
+    if (first ? !AddFirstElementLoop(u, *d, bool_result)
+              : PyUFunc_RegisterLoopForType(ufunc, num, &KernelLoop, arg_types, d) < 0) {
       delete d;
       Py_DECREF(u);
       return nullptr;
