@@ -533,8 +533,9 @@ bool AddFirstElementLoop(PyObject* ufunc, const LoopData& d, bool bool_result) {
   spec.flags = NPY_METH_IS_REORDERABLE;
   spec.dtypes = dtypes;
   spec.slots = slots;
-  g_first_element_loops.push_back({ufunc, d});
-  return PyUFunc_AddLoopFromSpec(ufunc, &spec) == 0;
+  if (PyUFunc_AddLoopFromSpec(ufunc, &spec) < 0) return false;
+  g_first_element_loops.push_back({ufunc, d});  // at import only, before any call
+  return true;
 }
 
 // Whether AddFirstElementLoop registered the dtype t on ufunc.
@@ -721,14 +722,19 @@ PyObject* MakeUfuncTwin(const FunctionInfo& f, const char* name, const char* doc
     if (kDTypeTraits[i].source == DSource::kNumpy || !HasDType(dt) || !AcceptsDType(f, dt)) {
       continue;
     }
-    auto* d = new LoopData{TwinOp(f, dt, truncate), dt};  // lives with the ufunc
+    const LoopData data{TwinOp(f, dt, truncate), dt};
+    if (Traits(f.op).identity == Identity::kZero &&
+        std::find(first_element.begin(), first_element.end(), dt) != first_element.end()) {
+      if (!AddFirstElementLoop(u, data, bool_result)) {
+        Py_DECREF(u);
+        return nullptr;
+      }
+      continue;
+    }
+    auto* d = new LoopData(data);  // lives with the ufunc
     const int num = TypeNum(dt);
     const int arg_types[3] = {num, num, bool_result ? NPY_BOOL : num};
-    const bool first = Traits(f.op).identity == Identity::kZero &&
-                       std::find(first_element.begin(), first_element.end(), dt) !=
-                           first_element.end();
-    if (first ? !AddFirstElementLoop(u, *d, bool_result)
-              : PyUFunc_RegisterLoopForType(ufunc, num, &KernelLoop, arg_types, d) < 0) {
+    if (PyUFunc_RegisterLoopForType(ufunc, num, &KernelLoop, arg_types, d) < 0) {
       delete d;
       Py_DECREF(u);
       return nullptr;
