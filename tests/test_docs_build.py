@@ -189,10 +189,12 @@ PEER_LIBRARY = {"PyTorch": "torch", "ONNX Runtime": "onnxruntime"}
 @pytest.mark.parametrize("source", ["README.md", "docs/benchmarks.md"])
 @pytest.mark.parametrize("which, run, target", [(0, "results.md", "AVX2"),
                                                (1, "avx512/results.md", "AVX3"),
-                                               (2, "intel/results.md", "AVX3_DL")])
+                                               (2, "intel/results.md", "AVX3_DL"),
+                                               (3, "zen5/results.md", "AVX3_DL")])
 def test_speed_table_is_the_report(source, which, run, target):
     """The speed tables (README and benchmarks page: the AVX2 run's, the AVX-512 run's on
-    Zen 4, then the one on an Intel Xeon) are their reports' geometric means."""
+    Zen 4, the one on an Intel Xeon, then the one on Zen 5) are their reports' geometric
+    means."""
     report = (DOCS / "benchmarks" / run).read_text(encoding="utf-8")
     assert f"target **{target}**" in report
     want = peer_geomeans(report)
