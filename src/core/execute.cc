@@ -36,6 +36,26 @@ void Scatter(char* dst, int64_t stride, const char* src, int64_t n, size_t size)
   }
 }
 
+// Whether a call's stores bypass the cache (ExecuteArgs::stream): its result
+// is at least kStreamBytes, or kStreamSplitBytes where both operands that move
+// along the inner dimension start at another offset within a 64-byte cache
+// line than the result. A streaming store must be aligned, so the kernel
+// aligns the result's runs; such an operand then splits every 64-byte vector
+// load (every other 32-byte one) across two cache lines, and with both split
+// that costs more than bypassing the cache saves until the call's bytes are
+// well beyond the last-level cache (measured: docs/benchmarks.md, "Bandwidth
+// and fresh results").
+bool Streams(const Plan& plan, const ExecuteArgs& args) {
+  const size_t out_bytes = static_cast<size_t>(plan.size) * args.out_itemsize;
+  if (out_bytes < kStreamBytes) return false;
+  const int inner = plan.ndim - 1;
+  const auto line_offset = [](const char* p) { return reinterpret_cast<uintptr_t>(p) % 64; };
+  const uintptr_t out = line_offset(args.out);
+  const bool a_split = plan.stride[kA][inner] != 0 && line_offset(args.a) != out;
+  const bool b_split = plan.stride[kB][inner] != 0 && line_offset(args.b) != out;
+  return !(a_split && b_split) || out_bytes >= kStreamSplitBytes;
+}
+
 // Runs n elements of one inner run with byte strides sa, sb, so. settled: a
 // and b are the caller's memory, not a buffer just filled (kHintSettledInputs).
 int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int64_t n,
@@ -383,7 +403,7 @@ static int ExecuteColumnRepeated(const Plan& plan, const ExecuteArgs& in_args, b
   }
   *done = true;
   ExecuteArgs args = in_args;
-  args.stream = static_cast<size_t>(plan.size) * args.out_itemsize >= kStreamBytes;
+  args.stream = Streams(plan, args);
   w.args = &args;
   w.column_stride = plan.stride[w.column][0];
   w.rows = rows;
@@ -417,7 +437,7 @@ int Execute(const Plan& plan, const ExecuteArgs& in_args) {
   const int column_flags = ExecuteColumnRepeated(plan, in_args, &repeated);
   if (repeated) return column_flags;
   ExecuteArgs args = in_args;
-  args.stream = static_cast<size_t>(plan.size) * args.out_itemsize >= kStreamBytes;
+  args.stream = Streams(plan, args);
   Work w;
   w.plan = &plan;
   w.args = &args;

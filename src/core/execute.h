@@ -54,8 +54,12 @@ constexpr size_t WakeBytes(OpId op, DType compute) {
   return IsCostly(op, compute) ? size_t{1} << 20 : size_t{1} << 23;
 }
 // Output bytes above which stores bypass the cache (larger than L2 + a share
-// of L3: the result would evict itself before anyone reads it).
+// of L3: the result would evict itself before anyone reads it); where both
+// moving operands lie at another offset in a cache line than the result (their
+// loads all split beside aligned streaming stores), kStreamSplitBytes, from
+// which the three arrays pass a 32 MiB last-level cache twice over.
 constexpr size_t kStreamBytes = size_t{1} << 23;
+constexpr size_t kStreamSplitBytes = 3 * kStreamBytes;
 
 // Runs `plan`; returns the KernelFlags the kernels met. Identical results for
 // any thread count.
