@@ -80,6 +80,44 @@ def test_op_dtype_target(name, dtype, target, rng):
                                      f"{type(e).__name__}: {e}") from e
 
 
+def _at_offset(x, k):
+    """A copy of 1-d x that starts k elements past a 64-byte boundary."""
+    buf = np.empty(x.size + 64 + k, x.dtype)
+    start = (-buf.ctypes.data % 64) // x.itemsize + k
+    y = buf[start:start + x.size]
+    y[...] = x
+    return y
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64, np.float16,
+                                   BF16, np.float32, np.float64], ids=dtype_id)
+@pytest.mark.parametrize("name", ["add", "multiply", "divide", "power", "less", "maximum",
+                                  "floor_divide"])
+def test_long_runs_at_every_offset(name, dtype, target, rng):
+    """Runs of 64 vectors and more align their first operand's loads by a head (or, past
+    8 MiB, the result's stores: src/kernels/loops-inl.h), wherever the operands and the
+    result lie relative to 64-byte lines: every offset of each, both scalar kinds, in
+    place too, give the same elements as NumPy's."""
+    if expected_error(name, dtype) is not None:
+        return
+    n = 64 * 64 + 77  # past 64 vectors of 1-byte lanes on AVX-512
+    a, b = operands(name, dtype, n, rng)
+    want = reference(name, a, b)
+    for ka, kb, ko in [(0, 0, 0), (1, 0, 0), (0, 3, 0), (3, 3, 1), (2, 5, 7), (7, 1, 0)]:
+        x1, x2 = _at_offset(a, ka), _at_offset(b, kb)
+        out = _at_offset(np.zeros_like(want), ko)
+        assert call(name, x1, x2, out=out) is out
+        assert_same(out, want, ulp=ulp_for(name, want.dtype), inputs=(x1, x2))
+        assert_same(call(name, x1[:1], x2), reference(name, a[:1], b),
+                    ulp=ulp_for(name, want.dtype), inputs=(x1[:1], x2))
+        assert_same(call(name, x1, x2[:1]), reference(name, a, b[:1]),
+                    ulp=ulp_for(name, want.dtype), inputs=(x1, x2[:1]))
+    if want.dtype == a.dtype and name != "power":
+        x1 = _at_offset(a, 3)
+        call(name, x1, _at_offset(b, 1), out=x1)  # in place
+        assert_same(x1, want, ulp=ulp_for(name, want.dtype), inputs=(a, b))
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
 @pytest.mark.parametrize("name", ALL_OPS)
 def test_layouts(name, dtype, rng):

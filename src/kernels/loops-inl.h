@@ -258,6 +258,20 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
     }
   }
 #endif
+  // Plain stores: the first moving operand's loads aligned by a head, for a
+  // run long enough to repay it. A load split across cache lines costs more
+  // than a split store (measured: docs/benchmarks.md, "Bandwidth and fresh
+  // results"), and NumPy's arrays lie at any 16-byte offset.
+  if (n - i >= 64 * N) {
+    const TL* first = kKind == LoopKind::kScalarFirst ? b : a;
+    const size_t vbytes = N * sizeof(TL);
+    const size_t misalign = reinterpret_cast<uintptr_t>(first + i) % vbytes;
+    if (misalign != 0 && misalign % sizeof(TL) == 0) {
+      const size_t head = (vbytes - misalign) / sizeof(TL);
+      partial(i, head);
+      i += head;
+    }
+  }
   const auto store_to = [&](auto r, OL* p) { hn::StoreU(r, dout, p); };
   if constexpr (Op::kHasSteps) {
     for (; i + K * N <= n; i += K * N) steps_at(i, store_to);
