@@ -55,6 +55,17 @@ HWY_INLINE void Apply(D d, Slot<D, K>& lo, const Slot<D, K>& hi) {
   }
 }
 
+// lo = op(lo, v), or op(v, lo) where kSwapped, v one vector for all of lo's
+// (an operand of one value), rounded as Apply rounds.
+template <class Op, bool kSwapped, typename TS, class D, size_t K>
+HWY_INLINE void ApplyOne(D d, Slot<D, K>& lo, hn::Vec<D> v) {
+  const Op op;
+  HWY_UNROLL(8)
+  for (size_t k = 0; k < K; ++k) {
+    lo.v[k] = RoundedTo<TS>(d, kSwapped ? op(d, v, lo.v[k]) : op(d, lo.v[k], v));
+  }
+}
+
 // One vector of elements from p + i of storage From, converted to d's lanes
 // (exactly: ChainCastIsExact).
 template <typename From, class D>
@@ -87,20 +98,24 @@ HWY_INLINE void LoadMany(D d, const char* p, size_t i, Slot<D, K>& s) {
   HWY_UNROLL(8)
   for (size_t k = 0; k < K; ++k) s.v[k] = LoadAs<From>(d, q, i + k * N);
 }
+template <typename From, class D>
+HWY_INLINE hn::Vec<D> LoadOneVector(D d, const char* p) {
+  const hn::CappedTag<hn::TFromD<D>, 1> d1;
+  return hn::Set(d, hn::GetLane(LoadAs<From>(d1, reinterpret_cast<const From*>(p), 0)));
+}
 template <typename From, class D, size_t K>
 HWY_INLINE void LoadOne(D d, const char* p, Slot<D, K>& s) {
-  const hn::CappedTag<hn::TFromD<D>, 1> d1;
-  const auto v = hn::Set(d, hn::GetLane(LoadAs<From>(d1, reinterpret_cast<const From*>(p), 0)));
+  const auto v = LoadOneVector<From>(d, p);
   HWY_UNROLL(8)
   for (size_t k = 0; k < K; ++k) s.v[k] = v;
 }
 
-// Each instruction's case of ChainVectors' one switch: a load's slot, source
-// dtype and whether it is one value, an op's operands' slots, all decided
-// once per call (ChainCases), so that an instruction costs one jump per K
-// vectors, not a switch on its kind, then on the slot, then on the dtype
-// (the dispatch is most of a short program's cost). A load of the program's
-// own dtype followed by an op is one operand-op case: one jump, not two.
+// Each instruction's case: a load's slot, source dtype and whether it is one
+// value, an op's operands' slots, all decided once per call (ChainCases), so
+// that an instruction costs one indirect jump per K vectors, not a switch on
+// its kind, then on the slot, then on the dtype (the dispatch is most of a
+// short program's cost). A load of the program's own dtype followed by an op
+// is one operand-op case: one jump, not two.
 //   load:       slot << 4 | source << 1 | one (source: SourceIndex)
 //   op:         64 | op << 3 | swapped << 2 | (values pending - 2)
 //   operand-op: 128 | op << 4 | swapped << 3 | one << 2 | the value's slot
@@ -109,8 +124,7 @@ constexpr uint8_t kOpCase = 64;
 constexpr uint8_t kOperandCase = 128;
 constexpr uint8_t kEndCase = 191;  // above every other case
 
-// One decoded instruction: its case and the operand a load case reads. Both
-// in one array, so that the dispatch loop advances one pointer.
+// One decoded instruction: its case and the operand a load case reads.
 struct ChainCase {
   const char* p;
   uint8_t kind;
@@ -161,118 +175,143 @@ inline void ChainCases(const ChainInstr* code, size_t n_code, DType t, ChainCase
   cases[m] = {nullptr, kEndCase};
 }
 
+// Every case of ChainVectors: X(CASE, LABEL, reachable, statements...) for
+// each kind ChainCases makes but kEndCase. `reachable` is a constant of the
+// instantiation: a program of at most kDepth values pending never makes the
+// other cases (ChainWholeVectors picks kDepth; MarkChain admits only
+// ChainCastIsExact's sources), so their statements are compiled out. The
+// statements read the case's operand as t->p and the slots s.
+// A load into slot S.
+#define ELTWISE_CHAIN_LOAD(X, S, SOURCE, From, kOk)                                   \
+  X(S << 4 | SOURCE << 1, chain_load_##S##_##SOURCE, S < kDepth && (kOk),             \
+    LoadMany<From>(d, t->p, i, s[S < kDepth ? S : 0]))                                \
+  X(S << 4 | SOURCE << 1 | 1, chain_load_one_##S##_##SOURCE, S < kDepth && (kOk),     \
+    LoadOne<From>(d, t->p, s[S < kDepth ? S : 0]))
+#define ELTWISE_CHAIN_LOADS(X, S)               \
+  ELTWISE_CHAIN_LOAD(X, S, 0, TS, true)         \
+  ELTWISE_CHAIN_LOAD(X, S, 1, int8_t, !kHalf)   \
+  ELTWISE_CHAIN_LOAD(X, S, 2, uint8_t, !kHalf)  \
+  ELTWISE_CHAIN_LOAD(X, S, 3, int16_t, !kHalf)  \
+  ELTWISE_CHAIN_LOAD(X, S, 4, uint16_t, !kHalf) \
+  ELTWISE_CHAIN_LOAD(X, S, 5, Source5, !kHalf)  \
+  ELTWISE_CHAIN_LOAD(X, S, 6, Source6, !kHalf)
+// An op on the two values on top when `PENDING` are pending: slots
+// PENDING - 2 and PENDING - 1, the result in the first.
+#define ELTWISE_CHAIN_OP(X, PENDING, OP, Op)                                               \
+  X(kOpCase | OP << 3 | (PENDING - 2), chain_op_##OP##_##PENDING, PENDING <= kDepth,      \
+    Apply<Op, false, TS>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                        \
+                         s[PENDING <= kDepth ? PENDING - 1 : 0]))                          \
+  X(kOpCase | OP << 3 | 4 | (PENDING - 2), chain_op_swapped_##OP##_##PENDING,             \
+    PENDING <= kDepth,                                                                     \
+    Apply<Op, true, TS>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],                         \
+                        s[PENDING <= kDepth ? PENDING - 1 : 0]))
+// The value in slot S op an operand of the program's dtype (one value or
+// many), the result in slot S.
+#define ELTWISE_CHAIN_OPERAND(X, S, OP, Op)                                                \
+  X(kOperandCase | OP << 4 | S, chain_operand_##OP##_##S, S < kDepth,                      \
+    Slot<D, K> y; LoadMany<TS>(d, t->p, i, y);                                             \
+    Apply<Op, false, TS>(d, s[S < kDepth ? S : 0], y))                                     \
+  X(kOperandCase | OP << 4 | 4 | S, chain_operand_one_##OP##_##S, S < kDepth,              \
+    ApplyOne<Op, false, TS>(d, s[S < kDepth ? S : 0], LoadOneVector<TS>(d, t->p)))          \
+  X(kOperandCase | OP << 4 | 8 | S, chain_operand_swapped_##OP##_##S, S < kDepth,          \
+    Slot<D, K> y; LoadMany<TS>(d, t->p, i, y);                                             \
+    Apply<Op, true, TS>(d, s[S < kDepth ? S : 0], y))                                      \
+  X(kOperandCase | OP << 4 | 8 | 4 | S, chain_operand_one_swapped_##OP##_##S, S < kDepth,  \
+    ApplyOne<Op, true, TS>(d, s[S < kDepth ? S : 0], LoadOneVector<TS>(d, t->p)))
+// M(X, A, op, functor) for each ChainOp.
+#define ELTWISE_CHAIN_FOR_OPS(M, X, A)     \
+  M(X, A, kChainAdd, AddOp)                \
+  M(X, A, kChainSubtract, SubtractOp)      \
+  M(X, A, kChainMultiply, MultiplyOp)      \
+  M(X, A, kChainDivide, FloatTrueDivide)
+#define ELTWISE_CHAIN_CASES(X)                          \
+  ELTWISE_CHAIN_LOADS(X, 0)                             \
+  ELTWISE_CHAIN_LOADS(X, 1)                             \
+  ELTWISE_CHAIN_LOADS(X, 2)                             \
+  ELTWISE_CHAIN_LOADS(X, 3)                             \
+  ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, X, 2)         \
+  ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, X, 3)         \
+  ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, X, 4)         \
+  ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, X, 0)    \
+  ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, X, 1)    \
+  ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, X, 2)
+
 // Runs the register program of storage TS (at most kDepth values pending;
 // its cases from ChainCases) on K vectors of elements at a time from i while
 // they end by `end`, handing each result vector (d's lanes) to store(vector,
 // element index); returns the next i.
+// Threaded code (GNU C's labels as values): each case is translated once per
+// call to the address of its statements here, and each case's statements end
+// by jumping to the next one's, so that an instruction costs one load and
+// one indirect jump; the jump after each case is its own, predicted from
+// that case (a program's cases repeat in the same order every K vectors).
+// (Not inlined: GCC inlines no function with a computed goto.)
 template <size_t K, size_t kDepth, typename TS, class D, class Store>
-HWY_INLINE size_t ChainVectors(D d, const ChainCase* cases, size_t i, size_t end, Store store) {
+HWY_NOINLINE size_t ChainVectors(D d, const ChainCase* cases, size_t i, size_t end, Store store) {
   using T = hn::TFromD<D>;
   constexpr bool kF64 = std::is_same<T, double>::value;
   constexpr bool kHalf = kIsHalf<TS>;  // its own dtype only (ChainCastIsExact)
   using Source5 = std::conditional_t<kF64, int32_t, hwy::float16_t>;  // (SourceIndex)
   using Source6 = std::conditional_t<kF64, float, hwy::bfloat16_t>;
   const size_t N = hn::Lanes(d);
+  if (i + K * N > end) return i;
+  struct Threaded {
+    const void* at;  // the case's statements
+    const char* p;   // its operand
+  };
+  Threaded program[3 * kMaxChainSteps + 1];  // (ChainLoop's cases)
+  for (size_t m = 0;; ++m) {
+    program[m].p = cases[m].p;
+    switch (cases[m].kind) {
+#define ELTWISE_CHAIN_ADDRESS(CASE, LABEL, reachable, ...) \
+  case CASE:                                               \
+    program[m].at = &&LABEL;                               \
+    break;
+      ELTWISE_CHAIN_CASES(ELTWISE_CHAIN_ADDRESS)
+#undef ELTWISE_CHAIN_ADDRESS
+      case kEndCase:
+        program[m].at = &&end_of_program;
+        break;
+      default:
+        HWY_ASSUME(false);
+    }
+    if (cases[m].kind == kEndCase) break;
+  }
+  const Threaded* t;
   for (; i + K * N <= end; i += K * N) {
-    Slot<D, K> s[kDepth];
     // (A valid program loads every slot before reading it; zeroed here only
     // so that the compiler sees them set on every path, and none live from
     // one iteration to the next: zeroing idioms cost no execution unit.)
+    Slot<D, K> s[kDepth];
     for (Slot<D, K>& slot : s) {
       HWY_UNROLL(8)
       for (size_t k = 0; k < K; ++k) slot.v[k] = hn::Zero(d);
     }
-    // The dispatch is one jump per case: the loop ends at kEndCase rather than
-    // on a count, and no case is out of the switch's range (default: ChainCases
-    // makes no other), so no bounds check precedes the jump.
-    for (const ChainCase* c = cases;; ++c) {
-      // (c->p is read in the load cases only: GCC's code for a read before
-      // the switch, for every instruction, ran markedly slower.)
-      switch (c->kind) {
-// One case: the statements after `reachable` where it holds (a constant of
-// this instantiation), else unreachable: a program of at most kDepth values
-// pending never makes the case (ChainWholeVectors picks kDepth; MarkChain
-// admits only ChainCastIsExact's sources), and the switch needs no jump for it.
-#define ELTWISE_CHAIN_CASE(CASE, reachable, ...) \
-  case CASE:                                     \
-    if constexpr (reachable) {                   \
-      __VA_ARGS__;                               \
-    } else {                                     \
-      HWY_ASSUME(false);                         \
-    }                                            \
-    break;
-// A load into slot S.
-#define ELTWISE_CHAIN_LOAD(S, SOURCE, From, kOk)                          \
-  ELTWISE_CHAIN_CASE(S << 4 | SOURCE << 1, S < kDepth && (kOk),          \
-                     LoadMany<From>(d, c->p, i, s[S < kDepth ? S : 0]))  \
-  ELTWISE_CHAIN_CASE(S << 4 | SOURCE << 1 | 1, S < kDepth && (kOk),      \
-                     LoadOne<From>(d, c->p, s[S < kDepth ? S : 0]))
-#define ELTWISE_CHAIN_LOADS(S)                       \
-  ELTWISE_CHAIN_LOAD(S, 0, TS, true)                 \
-  ELTWISE_CHAIN_LOAD(S, 1, int8_t, !kHalf)           \
-  ELTWISE_CHAIN_LOAD(S, 2, uint8_t, !kHalf)          \
-  ELTWISE_CHAIN_LOAD(S, 3, int16_t, !kHalf)          \
-  ELTWISE_CHAIN_LOAD(S, 4, uint16_t, !kHalf)         \
-  ELTWISE_CHAIN_LOAD(S, 5, Source5, !kHalf)          \
-  ELTWISE_CHAIN_LOAD(S, 6, Source6, !kHalf)
-        ELTWISE_CHAIN_LOADS(0)
-        ELTWISE_CHAIN_LOADS(1)
-        ELTWISE_CHAIN_LOADS(2)
-        ELTWISE_CHAIN_LOADS(3)
-// An op on the two values on top when `PENDING` are pending: slots
-// PENDING - 2 and PENDING - 1, the result in the first.
-#define ELTWISE_CHAIN_OP(PENDING, OP, Op)                                              \
-  ELTWISE_CHAIN_CASE(kOpCase | OP << 3 | (PENDING - 2), PENDING <= kDepth,             \
-                     Apply<Op, false, TS>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],   \
-                                          s[PENDING <= kDepth ? PENDING - 1 : 0]))     \
-  ELTWISE_CHAIN_CASE(kOpCase | OP << 3 | 4 | (PENDING - 2), PENDING <= kDepth,         \
-                     Apply<Op, true, TS>(d, s[PENDING <= kDepth ? PENDING - 2 : 0],    \
-                                         s[PENDING <= kDepth ? PENDING - 1 : 0]))
-// X(A, op, functor) for each ChainOp.
-#define ELTWISE_CHAIN_FOR_OPS(X, A)        \
-  X(A, kChainAdd, AddOp)                   \
-  X(A, kChainSubtract, SubtractOp)         \
-  X(A, kChainMultiply, MultiplyOp)         \
-  X(A, kChainDivide, FloatTrueDivide)
-        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, 2)
-        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, 3)
-        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OP, 4)
-// The value in slot S op an operand of the program's dtype (one value or
-// many, loaded by LOAD into y), the result in slot S.
-#define ELTWISE_CHAIN_OPERAND_CASE(CASE, S, Op, kSwapped, LOAD) \
-  ELTWISE_CHAIN_CASE(CASE, S < kDepth, Slot<D, K> y; LOAD;       \
-                     Apply<Op, kSwapped, TS>(d, s[S < kDepth ? S : 0], y))
-#define ELTWISE_CHAIN_OPERAND(S, OP, Op)                                                   \
-  ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | S, S, Op, false,                     \
-                             LoadMany<TS>(d, c->p, i, y))                                  \
-  ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 4 | S, S, Op, false,                 \
-                             LoadOne<TS>(d, c->p, y))                                      \
-  ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 8 | S, S, Op, true,                  \
-                             LoadMany<TS>(d, c->p, i, y))                                  \
-  ELTWISE_CHAIN_OPERAND_CASE(kOperandCase | OP << 4 | 8 | 4 | S, S, Op, true,              \
-                             LoadOne<TS>(d, c->p, y))
-        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 0)
-        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 1)
-        ELTWISE_CHAIN_FOR_OPS(ELTWISE_CHAIN_OPERAND, 2)
-#undef ELTWISE_CHAIN_FOR_OPS
-#undef ELTWISE_CHAIN_OPERAND
-#undef ELTWISE_CHAIN_OPERAND_CASE
-#undef ELTWISE_CHAIN_OP
-#undef ELTWISE_CHAIN_LOADS
-#undef ELTWISE_CHAIN_LOAD
-#undef ELTWISE_CHAIN_CASE
-        case kEndCase:
-          goto end_of_program;
-        default:
-          HWY_ASSUME(false);
-      }
-    }
+    t = program;
+    goto* t->at;
+#define ELTWISE_CHAIN_STATEMENTS(CASE, LABEL, reachable, ...) \
+  LABEL:                                                      \
+    if constexpr (reachable) {                                \
+      __VA_ARGS__;                                            \
+    } else {                                                  \
+      HWY_ASSUME(false);                                      \
+    }                                                         \
+    ++t;                                                      \
+    goto* t->at;
+    ELTWISE_CHAIN_CASES(ELTWISE_CHAIN_STATEMENTS)
+#undef ELTWISE_CHAIN_STATEMENTS
   end_of_program:
     HWY_UNROLL(8)
     for (size_t k = 0; k < K; ++k) store(s[0].v[k], i + k * N);
   }
   return i;
 }
+#undef ELTWISE_CHAIN_CASES
+#undef ELTWISE_CHAIN_FOR_OPS
+#undef ELTWISE_CHAIN_OPERAND
+#undef ELTWISE_CHAIN_OP
+#undef ELTWISE_CHAIN_LOADS
+#undef ELTWISE_CHAIN_LOAD
 
 // The most values the program has pending at once (MarkChain keeps it at
 // most kMaxChainDepth).
@@ -285,16 +324,20 @@ inline size_t ChainDepth(const ChainInstr* code, size_t n_code) {
   return most;
 }
 
-// Vectors per pending value: as many as the registers hold for the program's
-// values without spilling (AVX-512: 32 registers, eight vectors for up to
-// three values, four for four; other targets: 16 registers, four and two).
-// Each instruction costs a dispatch, so the more vectors it covers the
-// fewer dispatches per element.
-constexpr size_t kWide = HWY_TARGET <= HWY_AVX3 ? 8 : 4;
+// Vectors per pending value: four, and for four values pending two where
+// there are 16 registers (four values of four vectors and an operand's then
+// stay in registers on AVX-512's 32, not on the other targets' 16). Each
+// instruction costs a dispatch, so more vectors would mean fewer dispatches
+// per element; but with threaded dispatch four vectors run as fast from L1,
+// and faster from L3 and memory, than eight did, where each instruction's
+// burst of eight lines of one array left the other arrays' streams idle
+// (docs/benchmarks.md, "Fused chains").
+constexpr size_t kWide = 4;
+constexpr size_t kDeepWide = HWY_TARGET <= HWY_AVX3 ? 4 : 2;
 
 // Runs the program (its cases from ChainCases; `depth`: ChainDepth) over
 // elements [i, n) whole vectors at a time, kWide (up to three values
-// pending) or kWide / 2 of them per value while they fit, then one at a time.
+// pending) or kDeepWide of them per value while they fit, then one at a time.
 template <typename TS, class D, class Store>
 HWY_INLINE size_t ChainWholeVectors(D d, const ChainCase* cases, size_t depth, size_t i,
                                     size_t n, Store store) {
@@ -303,7 +346,7 @@ HWY_INLINE size_t ChainWholeVectors(D d, const ChainCase* cases, size_t depth, s
   } else if (depth == 3) {
     i = ChainVectors<kWide, 3, TS>(d, cases, i, n, store);
   } else {
-    i = ChainVectors<kWide / 2, kMaxChainDepth, TS>(d, cases, i, n, store);
+    i = ChainVectors<kDeepWide, kMaxChainDepth, TS>(d, cases, i, n, store);
   }
   return ChainVectors<1, kMaxChainDepth, TS>(d, cases, i, n, store);
 }
@@ -328,10 +371,12 @@ void ChainLoop(const ChainInstr* code, size_t n_code, char* pout, size_t n, unsi
   ChainCase cases[3 * kMaxChainSteps + 1];  // two loads and an op per step at most; the end
   const size_t depth = ChainDepth(code, n_code);
   ChainCases(code, n_code, kT, cases);
-  const auto store_u = [&](hn::Vec<decltype(d)> v, size_t j) {
+  // (out by value: a store through it cannot change it, so it is not
+  // reloaded after every store.)
+  const auto store_u = [ds, d, out](hn::Vec<decltype(d)> v, size_t j) {
     hn::StoreU(NarrowTo<TS>(ds, d, v), ds, out + j);
   };
-  const auto store_1 = [&](hn::Vec<decltype(d1)> v, size_t j) {
+  const auto store_1 = [ds1, d1, out](hn::Vec<decltype(d1)> v, size_t j) {
     hn::StoreU(NarrowTo<TS>(ds1, d1, v), ds1, out + j);
   };
   size_t i = 0;
@@ -342,9 +387,24 @@ void ChainLoop(const ChainInstr* code, size_t n_code, char* pout, size_t n, unsi
       const size_t misalign = reinterpret_cast<uintptr_t>(out) % (N * sizeof(T));
       const size_t head = misalign ? (N * sizeof(T) - misalign) / sizeof(T) : 0;
       i = ChainVectors<1, kMaxChainDepth, TS>(d1, cases, i, head, store_1);
-      const auto stream = [&](hn::Vec<decltype(d)> v, size_t j) { hn::Stream(v, d, out + j); };
+      const auto stream = [d, out](hn::Vec<decltype(d)> v, size_t j) { hn::Stream(v, d, out + j); };
       i = ChainWholeVectors<TS>(d, cases, depth, i, n, stream);
       if (!(hints & kHintNoFlush)) hwy::FlushStream();
+    }
+  }
+  // Plain stores: the first array operand's loads aligned by a head, for a
+  // run long enough to repay it, as BinaryLoop aligns its first operand's (a
+  // split load costs more than a split store; NumPy's arrays lie at any
+  // 16-byte offset).
+  if (i == 0 && n >= 64 * N) {
+    for (size_t k = 0; k < n_code; ++k) {
+      if (code[k].op != kChainLoad || code[k].one) continue;
+      const size_t size = ItemSize(code[k].from), vbytes = N * size;
+      const size_t misalign = reinterpret_cast<uintptr_t>(code[k].p) % vbytes;
+      if (misalign != 0 && misalign % size == 0) {
+        i = ChainVectors<1, kMaxChainDepth, TS>(d1, cases, i, (vbytes - misalign) / size, store_1);
+      }
+      break;
     }
   }
   i = ChainWholeVectors<TS>(d, cases, depth, i, n, store_u);
