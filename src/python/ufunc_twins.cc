@@ -546,6 +546,21 @@ bool HasFirstElementLoop(const PyUFuncObject* ufunc, DType t) {
   return false;
 }
 
+// Whether the twin's result is bool (a comparison): its last builtin loop's
+// output (the first may be bool's, for any op).
+bool TwinReturnsBool(const PyUFuncObject* ufunc) {
+  return ufunc->types[3 * (ufunc->ntypes - 1) + 2] == NPY_BOOL;
+}
+
+// Sets out_dtypes to d, d and d (bool for a bool result), each a new
+// reference.
+void SetLoopDescrs(PyArray_Descr* d, bool bool_result, PyArray_Descr** out_dtypes) {
+  for (int k = 0; k < 3; ++k) {
+    out_dtypes[k] = k == 2 && bool_result ? PyArray_DescrFromType(NPY_BOOL) : d;
+    if (out_dtypes[k] == d) Py_INCREF(d);
+  }
+}
+
 // Resolves a call whose dtype= or signature= names the ml_dtypes dtype `row`
 // (bfloat16, say) for an input while no operand is of it: NumPy's default
 // resolver searches only the builtin loops then. Returns 1 when it resolved
@@ -560,8 +575,7 @@ int ResolveForcedAs(DType row, PyUFuncObject* ufunc, NPY_CASTING casting,
            (PyArray_DescrCheck(item) &&
             reinterpret_cast<PyArray_Descr*>(item)->type_num == d->type_num);
   };
-  // The last builtin loop's output (the first may be bool's, for any op).
-  const bool bool_result = ufunc->types[3 * (ufunc->ntypes - 1) + 2] == NPY_BOOL;
+  const bool bool_result = TwinReturnsBool(ufunc);
   bool forced = false;
   for (int i = 0; i < 3; ++i) {
     PyObject* item = PyTuple_GET_ITEM(type_tup, i);
@@ -586,12 +600,7 @@ int ResolveForcedAs(DType row, PyUFuncObject* ufunc, NPY_CASTING casting,
       return -1;
     }
   }
-  out_dtypes[0] = d;
-  out_dtypes[1] = d;
-  Py_INCREF(d);
-  Py_INCREF(d);
-  out_dtypes[2] = bool_result ? PyArray_DescrFromType(NPY_BOOL) : d;
-  if (!bool_result) Py_INCREF(d);
+  SetLoopDescrs(d, bool_result, out_dtypes);
   return 1;
 }
 
@@ -617,7 +626,6 @@ int ResolveForcedUserDType(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObj
 int ResolveUserLoops(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** operands,
                      PyArray_Descr** out_dtypes) {
   const NPY_CASTING input_casting = casting > NPY_SAFE_CASTING ? NPY_SAFE_CASTING : casting;
-  const bool bool_result = ufunc->types[3 * (ufunc->ntypes - 1) + 2] == NPY_BOOL;
   for (int i = 0; i < 2; ++i) {
     DType t;
     if (!ToDType(PyArray_DESCR(operands[i]), &t) || Traits(t).source == DSource::kNumpy) {
@@ -631,10 +639,7 @@ int ResolveUserLoops(PyUFuncObject* ufunc, NPY_CASTING casting, PyArrayObject** 
       continue;
     }
     if (!HasFirstElementLoop(ufunc, t)) return 0;
-    for (int k = 0; k < 3; ++k) {
-      out_dtypes[k] = k == 2 && bool_result ? PyArray_DescrFromType(NPY_BOOL) : d;
-      if (out_dtypes[k] == d) Py_INCREF(d);
-    }
+    SetLoopDescrs(d, TwinReturnsBool(ufunc), out_dtypes);
     return 1;
   }
   return 0;
