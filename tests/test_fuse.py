@@ -1011,6 +1011,50 @@ def test_chains_from_memory(target):
             assert_bits(f(*args, out=out), exp)
 
 
+def _at_line_offset(n, dtype, offset):
+    """An uninitialized array of n elements whose data lies `offset` bytes past a 64-byte
+    boundary (NumPy's own allocations lie at any 16-byte offset)."""
+    item = np.dtype(dtype).itemsize
+    buf = np.empty(n * item + 128, np.uint8)
+    start = (-buf.ctypes.data) % 64 + offset
+    return buf[start:start + n * item].view(dtype)
+
+
+def test_register_chain_streams_where_execute_would(target):
+    """The register path's result of 8 MiB or more is stored non-temporally where an array
+    it reads lies at the result's offset in a cache line, through the cache where none
+    does (below 24 MiB; src/core/fused.cc, chain_stream): both ways, with heads of every
+    length before the aligned stores, the unfused bits on every target at 1 and 2
+    threads, into fresh results and into out= arrays at every 16-byte offset, inputs of
+    float32 and int8 (whose loads are a quarter as wide)."""
+    rng = np.random.default_rng(12)
+    n = 2_200_003  # an 8.8 MB float32 result
+    cases = []
+    for offsets in ((16, 16, 16), (0, 48, 32), (48, 0, 0)):
+        a, b, c = (_at_line_offset(n, np.float32, o) for o in offsets)
+        for x in (a, b, c):
+            x[...] = rng.standard_normal(n) * 4
+        cases.append((lambda a, b, c: E.divide(E.add(E.multiply(E.subtract(a, b), c), a), 1.5),
+                      (a, b, c)))
+    u, v = (_at_line_offset(n, np.int8, o) for o in (1, 33))
+    u[...] = rng.integers(-128, 128, n)
+    v[...] = rng.integers(-128, 128, n)
+    cases.append((lambda u, v: E.add(E.multiply(E.subtract(u, 3, dtype=np.float32),
+                                                np.float32(0.05)), E.multiply(v, np.float32(0.1),
+                                                                             dtype=np.float32)),
+                  (u, v)))
+    for fn, args in cases:
+        exp = fn(*args)
+        f = eltwise.fuse(fn)
+        for threads in (1, 2):
+            eltwise.set_num_threads(threads)
+            assert_bits(f(*args), exp)
+            for offset in (0, 16, 32, 48):
+                out = _at_line_offset(n, exp.dtype, offset)
+                assert_bits(f(*args, out=out), exp)
+        assert eltwise._eltwise._fuse_chains(f) == eltwise._eltwise._fuse_entries(f) >= 1
+
+
 CHAIN_OPS = ["add", "subtract", "multiply", "divide"]
 # Whether the best target converts float16 in hardware (F16C: AVX2 and up).
 F16C = TARGETS[0] in ("AVX2", "AVX3", "AVX3_DL", "AVX3_ZEN4", "AVX3_SPR")

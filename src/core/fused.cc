@@ -44,7 +44,8 @@ constexpr size_t kInlineResults = 8;
 // lines per array: the arrays are then read nearly as one loop over all of
 // them reads them, where long runs of one or two arrays at a time left memory
 // idle (docs/benchmarks.md, "Fused chains"). Its outputs are stored through
-// the cache, but for results of kMemoryStreamBytes or more (past the
+// the cache (the register path's as RunFused's chain_stream says), but for
+// results of kMemoryStreamBytes or more (past the
 // last-level cache): those non-temporally and unfenced (kHintNoFlush),
 // RunBlock fencing them once per block (a fence per tile had cost more than
 // the reads for ownership such stores save; smaller results stored so ran
@@ -83,6 +84,7 @@ struct Work {
   bool tiled = false;       // at most kMaxTiledSteps steps, and not w.stream unless w.memory
   bool memory = false;      // the arrays come from memory: kMemory* tiles
   bool memory_stream = false;  // w.memory, with results of kMemoryStreamBytes or more
+  bool chain_stream = false;   // the register path's result: non-temporal stores (RunFused)
   int64_t tile_elements = 1;  // RunTiles' largest tile (kTileBudget)
   // Per thread: the steps' results in the block at hand, and their flags.
   BlockView* results = nullptr;
@@ -341,11 +343,12 @@ bool RunTiles(Work& w, const Block& block, char* scratch, int* flags) {
         }
       }
       p.chain(code, n_code, const_cast<char*>(at(out[last], e, r)),
-              static_cast<size_t>(row_elements), hints[last] | kHintNoFlush);
+              static_cast<size_t>(row_elements),
+              (w.chain_stream ? kHintStream : 0u) | kHintNoFlush);
     }
     // The rows' streamed stores, fenced once (a fence per row costs more than
     // the reads for ownership they save).
-    if (hints[last] & kHintStream) FenceStreamedStores();
+    if (w.chain_stream) FenceStreamedStores();
     return true;
   }
   // A row in tiles of equal length, rounded up to 64 elements, at most
@@ -787,6 +790,26 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   // past the cache.
   w.memory = array_bytes >= kMemoryBytes;
   w.memory_stream = w.memory && out_bytes >= kMemoryStreamBytes;
+  // The register path streams its one result as Execute streams a call's
+  // (core/execute.h, kStreamBytes): from kStreamBytes where some array it
+  // reads along the last axis lies at the result's offset in a cache line
+  // (the head that aligns the streamed stores then aligns that array's loads
+  // too), else from kStreamSplitBytes; beside streamed stores, loads split
+  // in every array cost more than the stores save. Measured in one process
+  // (docs/benchmarks.md, "Fused chains"): ((a - b) * c + d) / e on 4-6e6
+  // float32 about 10% faster than stores through the cache, which it had
+  // taken below 32 MiB.
+  if (p.chain != nullptr && w.stream && p.ndim > 0) {
+    int last = p.ndim - 1;
+    while (last > 0 && p.shape[last] == 1) --last;
+    bool stream = out_bytes >= kStreamSplitBytes;
+    const uintptr_t line = reinterpret_cast<uintptr_t>(operands.outputs[0].base) % 64;
+    for (size_t i = 0; i < p.inputs.size() && !stream; ++i) {
+      const FusedView& v = operands.inputs[i];
+      stream = v.strides[last] != 0 && reinterpret_cast<uintptr_t>(v.base) % 64 == line;
+    }
+    w.chain_stream = stream;
+  }
   w.tiled = n <= kMaxTiledSteps && (w.memory || !w.stream);
   const int64_t budget = w.memory ? kMemoryTileBudget : kTileBudget;
   const int64_t min_tile = w.memory ? kMinMemoryTileBytes : kMinTileBytes;
