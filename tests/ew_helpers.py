@@ -90,6 +90,15 @@ DIV_WARN_NAME = {
 }
 
 
+def at_line_offset(n: int, dtype, offset: int) -> np.ndarray:
+    """An uninitialized 1-d array of n elements whose data lies `offset` bytes past a
+    64-byte boundary (NumPy's own allocations lie at any 16-byte offset)."""
+    item = np.dtype(dtype).itemsize
+    buf = np.empty(n * item + 64 + offset, np.uint8)
+    start = (-buf.ctypes.data) % 64 + offset
+    return buf[start:start + n * item].view(dtype)
+
+
 def dtype_id(dt) -> str:
     return np.dtype(dt).name
 

@@ -20,7 +20,7 @@ import pytest
 
 import eltwise
 from eltwise import _fuse_run
-from ew_helpers import ALL_DTYPES, BF16, is_float, is_int, uint_of
+from ew_helpers import ALL_DTYPES, BF16, at_line_offset, is_float, is_int, uint_of
 
 TARGETS = list(eltwise.get_targets())
 OPERATORS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
@@ -1021,15 +1021,6 @@ def _assert_fused_like_unfused(cases, outs):
     return fused
 
 
-def _at_line_offset(n, dtype, offset):
-    """An uninitialized array of n elements whose data lies `offset` bytes past a 64-byte
-    boundary (NumPy's own allocations lie at any 16-byte offset)."""
-    item = np.dtype(dtype).itemsize
-    buf = np.empty(n * item + 128, np.uint8)
-    start = (-buf.ctypes.data) % 64 + offset
-    return buf[start:start + n * item].view(dtype)
-
-
 def test_register_chain_streams_where_execute_would(target):
     """The register path's result of 8 MiB or more is stored non-temporally where an array
     it reads lies at the result's offset in a cache line, through the cache where none
@@ -1041,19 +1032,19 @@ def test_register_chain_streams_where_execute_would(target):
     n = 2_200_003  # an 8.8 MB float32 result
     cases = []
     for offsets in ((16, 16, 16), (0, 48, 32), (48, 0, 0)):
-        a, b, c = (_at_line_offset(n, np.float32, o) for o in offsets)
+        a, b, c = (at_line_offset(n, np.float32, o) for o in offsets)
         for x in (a, b, c):
             x[...] = rng.standard_normal(n) * 4
         cases.append((lambda a, b, c: E.divide(E.add(E.multiply(E.subtract(a, b), c), a), 1.5),
                       (a, b, c)))
-    u, v = (_at_line_offset(n, np.int8, o) for o in (1, 33))
+    u, v = (at_line_offset(n, np.int8, o) for o in (1, 33))
     u[...] = rng.integers(-128, 128, n)
     v[...] = rng.integers(-128, 128, n)
     cases.append((lambda u, v: E.add(E.multiply(E.subtract(u, 3, dtype=np.float32),
                                                 np.float32(0.05)), E.multiply(v, np.float32(0.1),
                                                                              dtype=np.float32)),
                   (u, v)))
-    outs = lambda exp: [_at_line_offset(n, exp.dtype, o) for o in (0, 16, 32, 48)]  # noqa: E731
+    outs = lambda exp: [at_line_offset(n, exp.dtype, o) for o in (0, 16, 32, 48)]  # noqa: E731
     for f in _assert_fused_like_unfused(cases, outs):
         assert eltwise._eltwise._fuse_chains(f) == eltwise._eltwise._fuse_entries(f) >= 1
 

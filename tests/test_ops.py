@@ -15,7 +15,7 @@ import eltwise
 from ew_helpers import (
     ALL_DTYPES, ALL_OPS, BF16, BITWISE_OPS, BOOL_RESULT_OPS, COMPARISON_OPS, FLOAT_DTYPES,
     HALF_DTYPES, INT_DIV_OPS, INTEGER_DTYPES, LOGICAL_OPS, NO_BOOL_OPS, assert_same,
-    dtype_id, edge_values, expected_error, is_float, is_int, operands,
+    at_line_offset, dtype_id, edge_values, expected_error, is_float, is_int, operands,
     c99_pow_special, power_exponents, random_values, reference, result_dtype, ulp_for,
     value_pool,
 )
@@ -82,9 +82,7 @@ def test_op_dtype_target(name, dtype, target, rng):
 
 def _at_offset(x, k):
     """A copy of 1-d x that starts k elements past a 64-byte boundary."""
-    buf = np.empty(x.size + 64 + k, x.dtype)
-    start = (-buf.ctypes.data % 64) // x.itemsize + k
-    y = buf[start:start + x.size]
+    y = at_line_offset(x.size, x.dtype, k * x.itemsize)
     y[...] = x
     return y
 

@@ -764,15 +764,20 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   // The arrays tiles read and write in full: outputs, and inputs that vary
   // along the last axis of extent above 1 (not a per-channel value); and the
   // bytes of every array the run reads or writes (an input's elements along
-  // the axes it varies along).
+  // the axes it varies along); and whether such an input lies at the first
+  // output's offset in a cache line (for chain_stream below).
   int64_t streams = static_cast<int64_t>(p.outputs.size());
   size_t array_bytes = out_bytes;
+  bool input_at_out_line = false;
   if (p.ndim > 0) {
     int last = p.ndim - 1;
     while (last > 0 && p.shape[last] == 1) --last;
+    const uintptr_t line =
+        p.outputs.empty() ? 0 : reinterpret_cast<uintptr_t>(operands.outputs[0].base) % 64;
     for (size_t i = 0; i < p.inputs.size(); ++i) {
       const FusedView& v = operands.inputs[i];
       streams += v.strides[last] != 0;
+      input_at_out_line |= v.strides[last] != 0 && reinterpret_cast<uintptr_t>(v.base) % 64 == line;
       // Saturating: a view of overlapping strides may claim more than memory.
       size_t bytes = ItemSize(v.dtype);
       for (int d = 0; d < p.ndim; ++d) {
@@ -800,15 +805,7 @@ void RunFused(const FusedProgram& p, const FusedOperands& operands, int threads,
   // float32 about 10% faster than stores through the cache, which it had
   // taken below 32 MiB.
   if (p.chain != nullptr && w.stream && p.ndim > 0) {
-    int last = p.ndim - 1;
-    while (last > 0 && p.shape[last] == 1) --last;
-    bool stream = out_bytes >= kStreamSplitBytes;
-    const uintptr_t line = reinterpret_cast<uintptr_t>(operands.outputs[0].base) % 64;
-    for (size_t i = 0; i < p.inputs.size() && !stream; ++i) {
-      const FusedView& v = operands.inputs[i];
-      stream = v.strides[last] != 0 && reinterpret_cast<uintptr_t>(v.base) % 64 == line;
-    }
-    w.chain_stream = stream;
+    w.chain_stream = input_at_out_line || out_bytes >= kStreamSplitBytes;
   }
   w.tiled = n <= kMaxTiledSteps && (w.memory || !w.stream);
   const int64_t budget = w.memory ? kMemoryTileBudget : kTileBudget;
