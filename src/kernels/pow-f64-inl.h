@@ -270,18 +270,19 @@ HWY_INLINE void Log(D d, hn::Vec<hn::RebindToUnsigned<D>> ix, V& out_hi, V& out_
   const V t2 = hn::Add(t1, r);
   const V lo1 = hn::MulAdd(kd, hn::Set(d, T::kLn2Lo), logctail);
   const V lo2 = hn::Add(hn::Sub(t1, t2), r);  // |t1| >= |r| or t1 == 0
-  const V ar = hn::Mul(hn::Set(d, -0.5), r);
-  const V ar2 = hn::Mul(r, ar);  // ~ -r^2/2
+  // r^2 = r2h + r2l and -r^2/2 = ar2 + lo3, exactly: halving is exact (|r| is
+  // 0 or above 2^-62, so nothing here is subnormal), and each product is
+  // formed from r alone, off the chain through t2.
+  const V r2h = hn::Mul(r, r);
+  const V r2l = TwoProdErr(d, r, r, r2h);
+  const V ar2 = hn::Mul(hn::Set(d, -0.5), r2h);
+  const V lo3 = hn::Mul(hn::Set(d, -0.5), r2l);
   V hi = hn::Add(t2, ar2);
-  const V lo3 = TwoProdErr(d, ar, r, ar2);
   const V lo4 = hn::Add(hn::Sub(t2, hi), ar2);
   V lo = hn::Add(hn::Add(hn::Add(lo1, lo2), lo3), lo4);
   if constexpr (kSmall) {
     // |r| up to 2^-5.4: B3 r^3 in two doubles, its high part summed exactly
     // into hi, or the roundings of r^3 and of B3 would reach 2^-62 of log|x|.
-    // r^2 = -2 (ar2 + lo3) exactly.
-    const V r2h = hn::Mul(hn::Set(d, -2.0), ar2);
-    const V r2l = hn::Mul(hn::Set(d, -2.0), lo3);
     const V r3h = hn::Mul(r, r2h);
     const V r3l = hn::MulAdd(r, r2l, TwoProdErr(d, r, r2h, r3h));  // r^3 - r3h
     const V b3 = hn::Set(d, T::kLogB3Hi32);
@@ -294,8 +295,7 @@ HWY_INLINE void Log(D d, hn::Vec<hn::RebindToUnsigned<D>> ix, V& out_hi, V& out_
     hi = hi2;
   } else {
     // r^3 (B3 + B4 r + ... ), in pairs: (B3 + B4 r) + r^2 (B5 + B6 r) + ...
-    const V r2 = hn::Mul(r, r);
-    lo = hn::Add(lo, hn::Mul(hn::Mul(r2, r), Estrin(d, r, r2, T::kLogPoly)));
+    lo = hn::Add(lo, hn::Mul(hn::Mul(r2h, r), Estrin(d, r, r2h, T::kLogPoly)));
   }
   const V y = hn::Add(hi, lo);
   out_lo = hn::Add(hn::Sub(hi, y), lo);
