@@ -189,7 +189,7 @@ PEER_LIBRARY = {"PyTorch": "torch", "ONNX Runtime": "onnxruntime"}
 @pytest.mark.parametrize("source", ["README.md", "docs/benchmarks.md"])
 @pytest.mark.parametrize("which, run, target", [(0, "results.md", "AVX2"),
                                                (1, "avx512/results.md", "AVX3"),
-                                               (2, "intel/results.md", "AVX3_DL"),
+                                               (2, "intel/results.md", "AVX3_SPR"),
                                                (3, "zen5/results.md", "AVX3_DL")])
 def test_speed_table_is_the_report(source, which, run, target):
     """The speed tables (README and benchmarks page: the AVX2 run's, the AVX-512 run's on

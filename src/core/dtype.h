@@ -175,6 +175,10 @@ enum KernelHints : unsigned {
   // sfence before anyone reads them), so the loop leaves them unfenced (a
   // fence per call of a few cache lines stalls on every call).
   kHintNoFlush = 4,
+  // A store split across two cache lines costs more than two split loads
+  // (Intel's cores: docs/benchmarks.md, "Bandwidth and fresh results"): a
+  // loop that can align only some of its streams aligns the result's stores.
+  kHintSplitStoresCostly = 8,
 };
 
 // Inner loop: out[i] = op(a[i], b[i]) for i < n (a or b read once when the

@@ -6,6 +6,10 @@
 #include <memory>
 #include <new>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "core/claims.h"
 #include "core/thread_pool.h"
 
@@ -56,6 +60,21 @@ bool Streams(const Plan& plan, const ExecuteArgs& args) {
   return !(a_split && b_split) || out_bytes >= kStreamSplitBytes;
 }
 
+unsigned CpuHints() {
+  static const unsigned hints = [] {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    // "GenuineIntel" in ebx, edx, ecx.
+    if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x756E6547u && edx == 0x49656E69u &&
+        ecx == 0x6C65746Eu) {
+      return static_cast<unsigned>(kHintSplitStoresCostly);
+    }
+#endif
+    return 0u;
+  }();
+  return hints;
+}
+
 // Runs n elements of one inner run with byte strides sa, sb, so. settled: a
 // and b are the caller's memory, not a buffer just filled (kHintSettledInputs).
 int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int64_t n,
@@ -68,7 +87,8 @@ int RunInner(const ExecuteArgs& x, const char* a, const char* b, char* out, int6
     const LoopKind kind = a_scalar   ? LoopKind::kScalarFirst
                           : b_scalar ? LoopKind::kScalarSecond
                                      : LoopKind::kContiguous;
-    const unsigned hints = (x.stream ? kHintStream : 0u) | (settled ? kHintSettledInputs : 0u);
+    const unsigned hints = (x.stream ? kHintStream : 0u) | (settled ? kHintSettledInputs : 0u) |
+                           CpuHints();
     return x.kernels[static_cast<int>(kind)](a, b, out, static_cast<size_t>(n), hints);
   }
   // The strided loop loads whole vectors at strides of 0, 1 and 2 elements,

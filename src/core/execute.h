@@ -61,6 +61,10 @@ constexpr size_t WakeBytes(OpId op, DType compute) {
 constexpr size_t kStreamBytes = size_t{1} << 23;
 constexpr size_t kStreamSplitBytes = 3 * kStreamBytes;
 
+// kHintSplitStoresCostly on the CPUs where a split store costs more than two
+// split loads (Intel's, by CPUID's vendor string), else 0; read once.
+unsigned CpuHints();
+
 // Runs `plan`; returns the KernelFlags the kernels met. Identical results for
 // any thread count.
 int Execute(const Plan& plan, const ExecuteArgs& args);

@@ -258,18 +258,41 @@ int BinaryLoop(const void* HWY_RESTRICT pa, const void* HWY_RESTRICT pb,
     }
   }
 #endif
-  // Plain stores: the first moving operand's loads aligned by a head, for a
-  // run long enough to repay it. A load split across cache lines costs more
-  // than a split store (measured: docs/benchmarks.md, "Bandwidth and fresh
-  // results"), and NumPy's arrays lie at any 16-byte offset.
+  // Plain stores: a head (fewer than N elements) that aligns the streams
+  // whose splits cost most, for a run long enough to repay it. NumPy's arrays
+  // lie at any 16-byte offset, so a loop's operands and result often lie at
+  // different offsets in a cache line, and a vector load or store that
+  // straddles two lines costs more than one within a line. Each head aligns
+  // the streams at its offset and leaves the others split; a split stream of
+  // v-byte vectors weighs 2v if it is an operand's, v if it is the result's,
+  // 5v with kHintSplitStoresCostly (there one split store cost more than two
+  // split loads). The head of least weight wins, ties to the first operand's
+  // (measured on two CPUs: docs/benchmarks.md, "Bandwidth and fresh
+  // results"). The head only moves where vectors start: same results.
   if (n - i >= 64 * N) {
     const TL* first = kKind == LoopKind::kScalarFirst ? b : a;
-    const size_t vbytes = N * sizeof(TL);
-    const size_t misalign = reinterpret_cast<uintptr_t>(first + i) % vbytes;
-    if (misalign != 0 && misalign % sizeof(TL) == 0) {
-      const size_t head = (vbytes - misalign) / sizeof(TL);
-      partial(i, head);
-      i += head;
+    const TL* second = kKind == LoopKind::kContiguous ? b : nullptr;
+    // Elements from i to the next whole vector of p's lanes (SIZE_MAX: never,
+    // p is not aligned to its element size).
+    const auto head_for = [&](const void* p, size_t size) -> size_t {
+      const size_t m = (reinterpret_cast<uintptr_t>(p) + i * size) % (N * size);
+      return m % size ? SIZE_MAX : m ? (N * size - m) / size : 0;
+    };
+    const size_t h_first = head_for(first, sizeof(TL));
+    const size_t h_second = second ? head_for(second, sizeof(TL)) : SIZE_MAX;
+    const size_t h_out = head_for(out, sizeof(OL));
+    const size_t load_cost = 2 * N * sizeof(TL);
+    const size_t store_cost = ((hints & kHintSplitStoresCostly) ? 5 : 1) * N * sizeof(OL);
+    const auto cost = [&](size_t h) {
+      return load_cost * ((h_first != h) + (second && h_second != h)) + store_cost * (h_out != h);
+    };
+    size_t best = h_first == SIZE_MAX ? 0 : h_first, best_cost = cost(best);
+    for (const size_t h : {h_second, h_out}) {
+      if (h != SIZE_MAX && cost(h) < best_cost) best = h, best_cost = cost(h);
+    }
+    if (best) {
+      partial(i, best);
+      i += best;
     }
   }
   const auto store_to = [&](auto r, OL* p) { hn::StoreU(r, dout, p); };

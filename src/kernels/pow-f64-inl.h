@@ -270,9 +270,10 @@ HWY_INLINE void Log(D d, hn::Vec<hn::RebindToUnsigned<D>> ix, V& out_hi, V& out_
   const V t2 = hn::Add(t1, r);
   const V lo1 = hn::MulAdd(kd, hn::Set(d, T::kLn2Lo), logctail);
   const V lo2 = hn::Add(hn::Sub(t1, t2), r);  // |t1| >= |r| or t1 == 0
-  // r^2 = r2h + r2l and -r^2/2 = ar2 + lo3, exactly: halving is exact (|r| is
-  // 0 or above 2^-62, so nothing here is subnormal), and each product is
-  // formed from r alone, off the chain through t2.
+  // r^2 = r2h + r2l and -r^2/2 = ar2 + lo3, exactly: halving is exact (r is
+  // a multiple of 2^-62, so |r| is 0 or at least 2^-62 and nothing here is
+  // subnormal), and each product is formed from r alone, off the chain
+  // through t2.
   const V r2h = hn::Mul(r, r);
   const V r2l = TwoProdErr(d, r, r, r2h);
   const V ar2 = hn::Mul(hn::Set(d, -0.5), r2h);
