@@ -60,20 +60,25 @@ bool Streams(const Plan& plan, const ExecuteArgs& args) {
   return !(a_split && b_split) || out_bytes >= kStreamSplitBytes;
 }
 
-unsigned CpuHints() {
-  static const unsigned hints = [] {
+}  // namespace
+
+bool CpuIsIntel() {
+  static const bool intel = [] {
 #if defined(__x86_64__) || defined(__i386__)
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     // "GenuineIntel" in ebx, edx, ecx.
-    if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x756E6547u && edx == 0x49656E69u &&
-        ecx == 0x6C65746Eu) {
-      return static_cast<unsigned>(kHintSplitStoresCostly);
-    }
+    return __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x756E6547u &&
+           edx == 0x49656E69u && ecx == 0x6C65746Eu;
+#else
+    return false;
 #endif
-    return 0u;
   }();
-  return hints;
+  return intel;
 }
+
+unsigned CpuHints() { return CpuIsIntel() ? static_cast<unsigned>(kHintSplitStoresCostly) : 0u; }
+
+namespace {
 
 // Runs n elements of one inner run with byte strides sa, sb, so. settled: a
 // and b are the caller's memory, not a buffer just filled (kHintSettledInputs).

@@ -36,14 +36,18 @@ struct ExecuteArgs {
 };
 
 // Bytes a call must move (operands and result) before it is split across
-// threads: 256 KiB for the costly ops, 1 MiB for the others. Below that a
-// split gains little even from a spinning worker and loses where the second
-// core's share is not worth the hand-off: a cheap op of up to 1 MiB is a few
-// microseconds on one core with its operands in that core's L2, about what
-// publishing the call, claiming batches and moving the result lines between
-// the cores cost (measured on two CPUs: docs/benchmarks.md, the threads goal).
-constexpr size_t ParallelBytes(OpId op, DType compute) {
-  return IsCostly(op, compute) ? size_t{1} << 18 : size_t{1} << 20;
+// threads: 256 KiB for the costly ops; for the others 1 MiB, or 768 KiB on
+// Intel's CPUs (`intel`: CpuIsIntel). Below that a split gains little even
+// from a spinning worker and loses where the second core's share is not
+// worth the hand-off: a cheap op of up to 1 MiB is a few microseconds on one
+// core with its operands in that core's L2, about what publishing the call,
+// claiming batches and moving the result lines between the cores cost. On
+// Zen 5 (1 MB of L2 a core) the cheap calls of 300-600 KB lost split; on an
+// Intel Xeon (2 MB of L2 a core) every cheap call from 700 KB gained 1.15-
+// 1.26x and those of 440-600 KB split either way (docs/benchmarks.md, the
+// threads goal).
+constexpr size_t ParallelBytes(OpId op, DType compute, bool intel) {
+  return IsCostly(op, compute) ? size_t{1} << 18 : intel ? size_t{3} << 18 : size_t{1} << 20;
 }
 // Bytes from which a split call wakes dozing or sleeping workers
 // (ThreadPool::Run's `wake`): 1 MiB for the costly ops, 8 MiB for the others.
@@ -61,8 +65,11 @@ constexpr size_t WakeBytes(OpId op, DType compute) {
 constexpr size_t kStreamBytes = size_t{1} << 23;
 constexpr size_t kStreamSplitBytes = 3 * kStreamBytes;
 
+// Whether CPUID's vendor string is Intel's; read once.
+bool CpuIsIntel();
+
 // kHintSplitStoresCostly on the CPUs where a split store costs more than two
-// split loads (Intel's, by CPUID's vendor string), else 0; read once.
+// split loads (Intel's), else 0.
 unsigned CpuHints();
 
 // Runs `plan`; returns the KernelFlags the kernels met. Identical results for

@@ -13,7 +13,7 @@ ExecuteArgs ArgsFor(const KernelTable& t, OpId op, DType compute, const void* a,
   return ExecuteArgs{static_cast<const char*>(a), static_cast<const char*>(b),
                      static_cast<char*>(out),     in_itemsize,
                      out_itemsize,                t.k[o][c],
-                     t.strided[o][c],             ParallelBytes(op, compute),
+                     t.strided[o][c],             ParallelBytes(op, compute, CpuIsIntel()),
                      WakeBytes(op, compute),
                      t.pack_beside_scalar_second[o][c], t.heavy[o][c],
                      t.pack_strided,              t.transpose_block};
