@@ -42,10 +42,9 @@ struct ExecuteArgs {
 // worth the hand-off: a cheap op of up to 1 MiB is a few microseconds on one
 // core with its operands in that core's L2, about what publishing the call,
 // claiming batches and moving the result lines between the cores cost. On
-// Zen 5 (1 MB of L2 a core) the cheap calls of 300-600 KB lost split; on an
-// Intel Xeon (2 MB of L2 a core) every cheap call from 700 KB gained 1.15-
-// 1.26x and those of 440-600 KB split either way (docs/benchmarks.md, the
-// threads goal).
+// Zen 5 (1 MB of L2 a core) cheap calls of 300-600 KB lost when split; on an
+// Intel Xeon (2 MB a core) every cheap call from 700 KB gained, and smaller
+// ones went either way (docs/benchmarks.md, the threads goal).
 constexpr size_t ParallelBytes(OpId op, DType compute, bool intel) {
   return IsCostly(op, compute) ? size_t{1} << 18 : intel ? size_t{3} << 18 : size_t{1} << 20;
 }
