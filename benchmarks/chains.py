@@ -132,6 +132,13 @@ SIZES = (("n=10", 10), ("n=1e5", 10**5), ("n=1e6", 10**6), ("n=1.6e7", 16 * 10**
 # fixed cost: the goal of a cached call within 2x of one call).
 ONE_CALL_N = 100
 
+def _part(a, k, threads):
+    """The k-th of `threads` contiguous parts of the 1-d array a (the last takes the rest):
+    what thread k reads or copies in read_operands and copy_operands."""
+    m = a.size // threads
+    return a[k * m:(k + 1) * m if k < threads - 1 else None]
+
+
 READ_BOUND = "read bound"  # the operands read once, nothing written (the big chain only)
 READ_BOUND_N = 10**7  # the chains of at least this many elements get it
 
@@ -146,8 +153,7 @@ def read_operands(arrays, threads, pool):
     words = [w[: w.size // 8 * 8].view(np.uint64) for w in words]
     if threads <= 1:
         return lambda: [w.max() for w in words]
-    parts = [[w[k * w.size // threads:(k + 1) * w.size // threads] for w in words]
-             for k in range(threads)]
+    parts = [[_part(w, k, threads) for w in words] for k in range(threads)]
 
     def run():
         futs = [pool.submit(lambda ws: [w.max() for w in ws], ws) for ws in parts]
@@ -169,17 +175,13 @@ def copy_operands(arrays, threads, pool):
     srcs = [s for s in srcs if s.shape == dst.shape and s.dtype == dst.dtype]
     turn = [0]
 
-    def halves(src):
-        m = src.size // threads
-        return [(dst[k * m:(k + 1) * m if k < threads - 1 else None],
-                 src[k * m:(k + 1) * m if k < threads - 1 else None]) for k in range(threads)]
-
     def run():
         src = srcs[turn[0] % len(srcs)]
         turn[0] += 1
         if threads <= 1:
             return np.copyto(dst, src)
-        futs = [pool.submit(np.copyto, d, s) for d, s in halves(src)]
+        futs = [pool.submit(np.copyto, _part(dst, k, threads), _part(src, k, threads))
+                for k in range(threads)]
         return [f.result() for f in futs]
     return run, 2 * dst.nbytes
 
@@ -352,11 +354,8 @@ def roofline_ratio(rec, meta):
     """The fused chain's time as a fraction of one pass at the copy bandwidth: the copy
     timed in the same rounds (copy_operands) where the record has it, else the run's."""
     t = rec["libs"].get("eltwise fused", {}).get("median_s")
-    copy = rec["libs"].get(COPY, {})
-    if copy.get("median_s"):
-        roof = copy["bytes"] / copy["median_s"] / 1e9
-    else:
-        roof = meta["roofline"].get(f"threads_{min(rec['threads'], 2)}", {}).get("gbps")
+    roof = rec["libs"].get(COPY, {}).get("gbps") or \
+        meta["roofline"].get(f"threads_{min(rec['threads'], 2)}", {}).get("gbps")
     return rec["bytes"] / roof / 1e9 / t if t and roof else None
 
 
