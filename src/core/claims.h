@@ -13,18 +13,25 @@
 namespace eltwise {
 
 // The batches of a split call, claimed from both ends: the calling thread
-// takes them from the front, the pool's workers from the back. A call made
-// again on the same operands (a loop) then gives each thread about the same
-// part as the last time, still in that core's cache; claimed from one end,
-// the parts interleave as the threads happen to run and move between the
-// cores' caches. Every batch runs once, on one thread, whatever the order:
-// the same results for any thread count.
+// takes them from the front, the pool's workers from the back. A batch is a
+// thread's share (units / tasks, rounded down: a remainder makes one more,
+// shorter batch, taken by whichever thread is free first), so a call made
+// again on the same operands (a loop)
+// gives each thread the same part as the last time, still in that core's
+// cache. Smaller batches (an eighth of a share, claimed one at a time) moved
+// the point where the two ends met by a batch or more from call to call, and
+// with it those lines between the cores' caches, and each claim is an atomic
+// on a line the threads share: cheap calls of 300-600 KB lost or gained
+// little when split, and now gain (docs/benchmarks.md, the threads goal).
+// A late thread still costs at most its share: the thread that finishes
+// first takes the next batch from its end, the late thread's share whole,
+// and the late thread then finds none left. Every batch runs once, on one
+// thread, whatever the order: the same results for any thread count.
 class Claims {
  public:
   // Before the call is shared: units [0, units) for `tasks` threads, in
-  // batches of about an eighth of a thread's share (several a thread, so
-  // that a late or slow thread costs little), at most kMaxBatches of them so
-  // that both ends fit one atomic word.
+  // kBatchesPerThread batches a thread (of at least one unit), at most
+  // kMaxBatches of them so that both ends fit one atomic word.
   void Reset(int64_t units, int tasks) {
     units_ = units;
     batch_ = std::max<int64_t>(1, units / (kBatchesPerThread * tasks));
@@ -50,7 +57,7 @@ class Claims {
   }
 
  private:
-  static constexpr int64_t kBatchesPerThread = 8;
+  static constexpr int64_t kBatchesPerThread = 1;
   static constexpr int64_t kMaxBatches = int64_t{1} << 30;
   int64_t units_ = 0;
   int64_t batch_ = 1;
