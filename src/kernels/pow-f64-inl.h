@@ -265,8 +265,9 @@ HWY_INLINE void Log(D d, hn::Vec<hn::RebindToUnsigned<D>> ix, V& out_hi, V& out_
   const V rlo = hn::Mul(zlo, invc);                              // exact
   const V r = hn::Add(rhi, rlo);  // exact: the true sum is a double
 #endif
-  // k ln2hi + logc: exact (multiples of 2^-43 below 2^10).
-  const V t1 = hn::Add(hn::Mul(kd, hn::Set(d, T::kLn2Hi)), logc);
+  // k ln2hi + logc: exact (multiples of 2^-43 below 2^10), so one FMA or a
+  // multiply and an add give the same bits.
+  const V t1 = hn::MulAdd(kd, hn::Set(d, T::kLn2Hi), logc);
   const V t2 = hn::Add(t1, r);
   const V lo1 = hn::MulAdd(kd, hn::Set(d, T::kLn2Lo), logctail);
   const V lo2 = hn::Add(hn::Sub(t1, t2), r);  // |t1| >= |r| or t1 == 0
@@ -484,12 +485,25 @@ HWY_NOINLINE V PowSubnormal(D d, V x, V y) {
 }
 
 // Vectors with a lane that is not (positive normal x, |y log x| < 512): negative
-// normal x with integer y gets the sign of y's parity here, still vectorized;
-// anything else goes to PowFinish / PowSubnormal. Out of line to keep the common loop tight.
-template <class D, class V, class M>
-HWY_NOINLINE V PowNegOrSlow(D d, V x, V y, V mag, M ok, V hi, V lo) {
+// normal x with integer y gets the sign of y's parity here, still vectorized
+// (mag is then already its magnitude: the common path computes from |x|);
+// anything else goes to PowFinish / PowSubnormal. Out of line to keep the
+// common loop tight.
+template <class D, class V>
+HWY_NOINLINE V PowNegOrSlow(D d, V x, V y, V mag, V hi, V lo) {
   const hn::RebindToSigned<D> di;
   const hn::RebindToUnsigned<D> du;
+  const auto ax = hn::And(hn::BitCast(du, x), hn::Set(du, 0x7FFFFFFFFFFFFFFFull));
+  // |x| normal finite: ax + 0x7ff0.. (mod 2^64) < -2^53 as signed; y hi is
+  // the common path's ehi, the same product.
+  const auto x_ok = hn::Lt(hn::BitCast(di, hn::Add(ax, hn::Set(du, 0x7FF0000000000000ull))),
+                           hn::Set(di, static_cast<int64_t>(0xFFE0000000000000ull)));
+  auto ok = hn::And(hn::RebindMask(d, x_ok), hn::Lt(hn::Abs(hn::Mul(y, hi)), hn::Set(d, 512.0)));
+#if !HWY_NATIVE_FMA
+  V ehi, elo;
+  MulY(d, y, hi, lo, ehi, elo);
+  ok = hn::AndNot(hn::IsNaN(elo), ok);  // split overflow (|y| > ~2^996), see PowFinish
+#endif
   const auto x_neg = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x), hn::Zero(di)));
   hn::Mask<D> y_int, y_odd;
   IntegerParity(d, y, &y_int, &y_odd);
@@ -507,14 +521,13 @@ HWY_NOINLINE V PowNegOrSlow(D d, V x, V y, V mag, M ok, V hi, V lo) {
 
 }  // namespace pow_f64
 
-// pow(x, y) for float64 lanes on the common path: returns the magnitude and
-// sets *ok to the lanes it computed in full but for the sign (positive normal
-// or negative normal x, |y log x| < 512), *hi and *lo to log|x|. PowF64 and
-// power.cc's loop (PowVectors) leave the rest to PowNegOrSlow.
+// pow(x, y) for float64 lanes on the common path: returns the magnitude of
+// pow(|x|, y) and sets *ok to the lanes it computed in full (positive normal
+// x, |y log x| < 512), *hi and *lo to log|x|. PowF64 and power.cc's loop
+// (PowVectors) leave the rest to PowNegOrSlow.
 template <class D, class V>
 HWY_INLINE V PowF64Common(D d, V x, V y, hn::Mask<D>* ok, V* hi, V* lo) {
   const hn::RebindToUnsigned<D> du;
-  const hn::RebindToSigned<D> di;
   const auto ix = hn::BitCast(du, x);
   const auto ax = hn::And(ix, hn::Set(du, 0x7FFFFFFFFFFFFFFFull));
   V ehi, elo;
@@ -524,21 +537,15 @@ HWY_INLINE V PowF64Common(D d, V x, V y, hn::Mask<D>* ok, V* hi, V* lo) {
   V tlo = hn::Zero(d);
   const V tmp = pow_f64::ExpTmp(d, ehi, elo, sbits, tlo);
   const V s = hn::BitCast(d, sbits);
-  // |x| normal finite: ax + 0x7ff0.. (mod 2^64) < -2^53 as signed.
-  const auto x_ok = hn::Lt(hn::BitCast(di, hn::Add(ax, hn::Set(du, 0x7FF0000000000000ull))),
-                           hn::Set(di, static_cast<int64_t>(0xFFE0000000000000ull)));
+  // x positive normal: ix - 0x0010.. (mod 2^64) < 0x7FE0.. unsigned, one
+  // subtract and one compare (the sign bit makes a negative x fail it).
+  const auto x_ok = hn::Lt(hn::Sub(ix, hn::Set(du, 0x0010000000000000ull)),
+                           hn::Set(du, 0x7FE0000000000000ull));
   *ok = hn::And(hn::RebindMask(d, x_ok), hn::Lt(hn::Abs(ehi), hn::Set(d, 512.0)));
 #if !HWY_NATIVE_FMA
   *ok = hn::AndNot(hn::IsNaN(elo), *ok);  // split overflow (|y| > ~2^996), see PowFinish
 #endif
   return pow_f64::ScaleBy(d, s, tmp, tlo);
-}
-
-// Whether x's sign bit is set, per lane.
-template <class D, class V>
-HWY_INLINE hn::Mask<D> SignBitSet(D d, V x) {
-  const hn::RebindToSigned<D> di;
-  return hn::RebindMask(d, hn::Lt(hn::BitCast(di, x), hn::Zero(di)));
 }
 
 // pow(x, y) for float64 lanes.
@@ -556,8 +563,8 @@ HWY_INLINE V PowF64(D d, V x, V y) {
   V hi, lo;
   const V mag = PowF64Common(d, x, y, &ok, &hi, &lo);
   // The one test of the common path: all lanes positive normal x, |y log x| < 512.
-  if (HWY_LIKELY(hn::AllTrue(d, hn::AndNot(SignBitSet(d, x), ok)))) return mag;
-  return pow_f64::PowNegOrSlow(d, x, y, mag, ok, hi, lo);
+  if (HWY_LIKELY(hn::AllTrue(d, ok))) return mag;
+  return pow_f64::PowNegOrSlow(d, x, y, mag, hi, lo);
 }
 
 }  // namespace HWY_NAMESPACE

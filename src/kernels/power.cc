@@ -611,7 +611,6 @@ HWY_INLINE bool PowVectors(D d, const V* x, const V* y, V* r) {
     V hi, lo;
     for (size_t k = 0; k < kSteps; ++k) {
       r[k] = PowF64Common(d, x[k], y[k], &good[k], &hi, &lo);
-      good[k] = hn::AndNot(SignBitSet(d, x[k]), good[k]);
     }
     for (size_t k = 1; k < kSteps; ++k) good[0] = hn::And(good[0], good[k]);
     return hn::AllTrue(d, good[0]);
