@@ -14,27 +14,25 @@ namespace eltwise {
 
 // The batches of a split call, claimed from both ends: the calling thread
 // takes them from the front, the pool's workers from the back. A batch is a
-// thread's share (units / tasks, rounded down: a remainder makes one more,
-// shorter batch, taken by whichever thread is free first), so a call made
-// again on the same operands (a loop)
-// gives each thread the same part as the last time, still in that core's
-// cache. Smaller batches (an eighth of a share, claimed one at a time) moved
-// the point where the two ends met by a batch or more from call to call, and
-// with it those lines between the cores' caches, and each claim is an atomic
-// on a line the threads share: cheap calls of 300-600 KB lost or gained
-// little when split, and now gain (docs/benchmarks.md, the threads goal).
-// A late thread still costs at most its share: the thread that finishes
-// first takes the next batch from its end, the late thread's share whole,
-// and the late thread then finds none left. Every batch runs once, on one
-// thread, whatever the order: the same results for any thread count.
+// thread's whole share (units / tasks, rounded down; a remainder makes one
+// more, shorter batch, taken by whichever thread is free first), so a call
+// costs each thread one claim (an atomic on a line the threads share), and a
+// call made again on the same operands (a loop) gives each thread the same
+// part as the last time, still in that core's cache. (With smaller batches the
+// point where the two ends meet moves from call to call, and with it cache
+// lines between the cores: docs/benchmarks.md, the threads goal.)
+// A late thread costs at most its share: the thread that finishes first
+// takes the next batch from its end, the late thread's share whole, and the
+// late thread then finds none left. Every batch runs once, on one thread,
+// whatever the order: the same results for any thread count.
 class Claims {
  public:
-  // Before the call is shared: units [0, units) for `tasks` threads, in
-  // kBatchesPerThread batches a thread (of at least one unit), at most
-  // kMaxBatches of them so that both ends fit one atomic word.
+  // Before the call is shared: units [0, units) for `tasks` threads, a batch
+  // of at least one unit a thread, at most kMaxBatches batches so that both
+  // ends fit one atomic word.
   void Reset(int64_t units, int tasks) {
     units_ = units;
-    batch_ = std::max<int64_t>(1, units / (kBatchesPerThread * tasks));
+    batch_ = std::max<int64_t>(1, units / tasks);
     batch_ = std::max(batch_, (units + kMaxBatches - 1) / kMaxBatches);
     ends_.store(static_cast<uint64_t>((units + batch_ - 1) / batch_) << 32);
   }
@@ -57,7 +55,6 @@ class Claims {
   }
 
  private:
-  static constexpr int64_t kBatchesPerThread = 1;
   static constexpr int64_t kMaxBatches = int64_t{1} << 30;
   int64_t units_ = 0;
   int64_t batch_ = 1;
