@@ -150,6 +150,26 @@ class EltwiseOneThread(Eltwise):
         return self.pass_threads > 1 and shape.kind == ONE_THREAD_SHAPE
 
 
+class EltwiseCOrder(Eltwise):
+    """eltwise in C order on the Fortran-ordered cells: the same op on the operands'
+    transposes (C-contiguous views of the same memory; the result transposed back for the
+    check), timed in the same rounds as eltwise on the Fortran-ordered operands, for the
+    goal that compares the two orders (C time / Fortran time). The same buffers keep the
+    operands' addresses, which alone move a call's time, and the same rounds keep out
+    what changes on the machine between cells (both measured: docs/benchmarks.md,
+    "Intel Xeon", Fortran order). No peer."""
+
+    name = "eltwise(C order)"
+
+    def wants(self, op, dt, shape):
+        return shape.kind == "fortran"
+
+    def prepare(self, op, dt, shape, xs):
+        fn = getattr(self.mod, op.func)
+        kw = dict(op.kwargs, **shape.eltwise_kwargs)
+        return literal_call(fn, xs.x1.T, xs.x2.T, kw), lambda r: np.asarray(r).T
+
+
 class EltwiseOut(Eltwise):
     """eltwise writing into a preallocated result (``out=``), on the out-variant cells:
     the difference from eltwise is the cost of a fresh result (allocation, page faults)."""

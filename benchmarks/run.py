@@ -332,7 +332,8 @@ def main(argv=None):
         x for x in args.peers if x in peers.OPTIONAL]
     optional, missing = peers.load_optional(wanted)
     libs = [peers.Eltwise(eltwise), peers.NumPy()] + optional + [
-        peers.EltwiseOut(eltwise), peers.EltwiseOneThread(eltwise)]
+        peers.EltwiseOut(eltwise), peers.EltwiseOneThread(eltwise),
+        peers.EltwiseCOrder(eltwise)]
 
     budget = timing.QUICK if args.quick else timing.FULL
     if args.budget:
