@@ -154,10 +154,10 @@ class EltwiseCOrder(Eltwise):
     """eltwise in C order on the Fortran-ordered cells: the same op on the operands'
     transposes (C-contiguous views of the same memory; the result transposed back for the
     check), timed in the same rounds as eltwise on the Fortran-ordered operands, for the
-    goal that compares the two orders (C time / Fortran time). The same buffers keep the
-    operands' addresses, which alone move a call's time, and the same rounds keep out
-    what changes on the machine between cells (both measured: docs/benchmarks.md,
-    "Intel Xeon", Fortran order). No peer."""
+    goal that compares the two orders (C time / Fortran time): the same bytes at the same
+    addresses, so that only the order differs, and the same rounds, so that what changes
+    on the machine between cells does not enter the ratio (docs/benchmarks.md, "Intel
+    Xeon", Fortran order). No peer."""
 
     name = "eltwise(C order)"
 
