@@ -438,8 +438,8 @@ def goals(meta, records, libs):
         return tc / tf if tf and tc else None
     g1 = _min_goal("Fortran-ordered float32 >= 1.0x NumPy", fortran, 1.0)
     g2 = _min_goal("Fortran-ordered float32 as fast as C-ordered (C time / Fortran time "
-                   ">= 0.9, same size, op and threads, both timed in the same rounds)", fortran, 0.9, f_over_c,
-                   unit=" C/F")
+                   ">= 0.9, same size, op and threads, both timed in the same rounds)",
+                   fortran, 0.9, f_over_c, unit=" C/F")
     out += [g1, g2]
     out += lowp_goals(records)
 
