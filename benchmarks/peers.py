@@ -85,6 +85,11 @@ class Library:
         """Returns (call, to_numpy) or raises Skip."""
         raise NotImplementedError
 
+    def shared_calls(self):
+        """eltwise's count of the calls it split across its threads (None for the
+        peers): read around the first call, it records whether the cell's call split."""
+        return None
+
 
 # ---------------------------------------------------------------------------- eltwise
 
@@ -115,6 +120,10 @@ class Eltwise(Library):
         fn = getattr(self.mod, op.func)
         kw = dict(op.kwargs, **shape.eltwise_kwargs)
         return literal_call(fn, xs.x1, xs.x2, kw), np.asarray
+
+    def shared_calls(self):
+        count = getattr(getattr(self.mod, "_eltwise", None), "_shared_calls", None)
+        return count() if count else None
 
 
 def literal_call(fn, x1, x2, kw):

@@ -233,9 +233,12 @@ def run_cell(libs, op, dt, shape, xs, budget, ref, threads):
         try:
             call, to_np = lib.prepare(op, dt, shape, xs)
             lib.enter()
+            shared = lib.shared_calls()
             t0 = time.perf_counter()
             got = call()
             first_call[lib.name] = time.perf_counter() - t0
+            if shared is not None:  # whether eltwise split the call across its threads
+                entry["split"] = lib.shared_calls() > shared
             got = to_np(got)
         except peers.Skip as exc:
             entry["skipped"] = str(exc)

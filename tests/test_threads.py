@@ -429,3 +429,42 @@ def test_workers_after_spinning_dozing_and_sleeping():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == "ok", (
         f"exit code {r.returncode} (negative = killed by signal): {r.stderr[-2000:]}")
+
+
+def _intel():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return "GenuineIntel" in f.read(4096)
+    except OSError:
+        return None
+
+
+def test_calls_split_from_the_documented_sizes():
+    """docs/semantics.md "Runtime": a call splits across threads from 256 KiB of operands
+    and result (on CPUs other than Intel's, cheap ops from 512 KiB), never at 1 thread;
+    eltwise._eltwise._shared_calls counts the calls offered to the workers."""
+    intel = _intel()
+    before = eltwise.get_num_threads()
+
+    def splits(fn, *xs):
+        n = eltwise._eltwise._shared_calls()
+        fn(*xs)
+        return eltwise._eltwise._shared_calls() - n
+
+    f32 = np.ones(100_000, np.float32)     # 1.2 MB moved by add
+    f32_small = np.ones(20_000, np.float32)  # 240 KB
+    i8 = np.ones(100_000, np.int8)          # 300 KB: cheap, between the two thresholds
+    f16 = np.ones(30_000, np.float16)       # 180 KB
+    f16_big = np.ones(50_000, np.float16)   # 300 KB: float16 add is a costly op
+    try:
+        eltwise.set_num_threads(1)
+        assert splits(eltwise.add, f32, f32) == 0
+        eltwise.set_num_threads(2)
+        assert splits(eltwise.add, f32, f32) == 1
+        assert splits(eltwise.add, f32_small, f32_small) == 0
+        assert splits(eltwise.add, f16, f16) == 0
+        assert splits(eltwise.add, f16_big, f16_big) == 1
+        if intel is not None:
+            assert splits(eltwise.add, i8, i8) == (1 if intel else 0)
+    finally:
+        eltwise.set_num_threads(before)

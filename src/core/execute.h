@@ -37,16 +37,16 @@ struct ExecuteArgs {
 
 // Bytes a call must move (operands and result) before it is split across
 // threads: 256 KiB for the costly ops, and on Intel's CPUs (`intel`:
-// CpuIsIntel) for every op; 1 MiB for the cheap ops elsewhere. Below 256 KiB
+// CpuIsIntel) for every op; 512 KiB for the cheap ops elsewhere. Below 256 KiB
 // a split loses: a call is one or two microseconds on one core with its
 // operands in that core's L2, about what publishing the call, claiming the
-// shares and moving the result lines between the cores cost. On an Intel
-// Xeon (2 MB of L2 a core), with each thread's share claimed whole
-// (core/claims.h), every call from 300 KB gained; on Zen 5 (1 MB a core)
-// cheap calls of 300-600 KB lost when split in eighths of a share, and no
-// Zen CPU has measured whole shares yet (docs/benchmarks.md, the threads goal).
+// shares and moving the result lines between the cores cost. With each
+// thread's share claimed whole (core/claims.h), on an Intel Xeon (2 MB of L2
+// a core) every call from 300 KB gained; on Zen 4 (1 MB a core) cheap calls
+// of 300 KB lost, of 440-490 KB went either way and from 580 KB gained
+// (docs/benchmarks.md, the threads goal).
 constexpr size_t ParallelBytes(OpId op, DType compute, bool intel) {
-  return IsCostly(op, compute) || intel ? size_t{1} << 18 : size_t{1} << 20;
+  return IsCostly(op, compute) || intel ? size_t{1} << 18 : size_t{1} << 19;
 }
 // Bytes from which a split call wakes dozing or sleeping workers
 // (ThreadPool::Run's `wake`): 1 MiB for the costly ops, 8 MiB for the others.

@@ -283,6 +283,7 @@ void ThreadPool::Run(Task task, void* ctx, bool wake) {
   }
   task_ = task;
   ctx_ = ctx;
+  shared_.store(shared_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   open_.store(true);
   const int cpu = CurrentCpu();
   caller_cpu_.store(cpu < 0 ? -2 : cpu, std::memory_order_relaxed);

@@ -56,6 +56,12 @@ class ThreadPool {
   // wake-up, an isolated short call none.
   void Run(Task task, void* ctx, bool wake);
 
+  // The Runs so far that offered their call to the workers (not those run on
+  // the calling thread alone: one thread, no workers, or the pool held by
+  // another caller). Whether a call split is visible through it, for tests
+  // and the benchmarks' threads goal (eltwise._eltwise._shared_calls).
+  uint64_t shared_calls() const { return shared_.load(std::memory_order_relaxed); }
+
  private:
   ThreadPool();
   void StartWorkers();
@@ -97,6 +103,7 @@ class ThreadPool {
   // The CPU the last Run's caller ran on (-2 where unknown): no worker spins
   // there.
   std::atomic<int> caller_cpu_{-2};
+  std::atomic<uint64_t> shared_{0};  // shared_calls(); written under run_mutex_
   //   What a spinning worker polls: written once per call (and once to stop).
   alignas(64) std::atomic<uint64_t> generation_{0};  // calls so far: wakes the workers
   std::atomic<bool> stopping_{false};

@@ -244,6 +244,7 @@ PYBIND11_MODULE(_eltwise, m) {
   m.def("get_num_threads", [] { return ThreadPool::Get().threads(); },
         "Returns the number of threads large calls use.");
   m.def("_available_cpus", &AvailableCpus);
+  m.def("_shared_calls", [] { return ThreadPool::Get().shared_calls(); });
   m.def("_fuse_resolve", &FuseResolve, py::arg("name"), py::arg("x1"), py::arg("x2"),
         py::arg("kwargs"));
   m.def("_fuse_run", &FuseRun, py::arg("steps"), py::arg("scalars"), py::arg("inputs"),
