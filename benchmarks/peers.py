@@ -405,6 +405,11 @@ class OpenVINO(Library):
     name = "openvino"
 
     def __init__(self):
+        if _asan_loaded():
+            # The CPU plugin dlopens its TBB libraries with RTLD_DEEPBIND, which the
+            # AddressSanitizer runtime refuses by ending the process.
+            raise RuntimeError("not under AddressSanitizer (its runtime refuses "
+                               "OpenVINO's RTLD_DEEPBIND dlopen)")
         import openvino
         import openvino.opset13 as ops
         self.ov = openvino
@@ -629,6 +634,16 @@ class NumKong(Library):
 
 
 # ---------------------------------------------------------------------------- loading
+
+
+def _asan_loaded():
+    """Whether this process runs with the AddressSanitizer runtime (tools/sanitize)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            return "libasan" in maps.read()
+    except OSError:  # not Linux: no sanitizer build runs there
+        return False
+
 
 OPTIONAL = {"torch": Torch, "numexpr": NumExpr, "onnxruntime": OnnxRuntime,
             "openvino": OpenVINO, "numba": Numba, "numkong": NumKong}

@@ -1,6 +1,7 @@
-// Kernels: comparisons and logical ops. Every dtype in, bool (0/1 bytes) out.
-// Comparisons are IEEE: anything against NaN is false but `not_equal`.
-// Logical ops take each operand's truthiness (nonzero; NaN is true).
+// Kernels: the comparisons. Every dtype in, bool (0/1 bytes) out. They are
+// IEEE: anything against NaN is false but `not_equal`. (The logical ops are in
+// kernels/logical.cc: each kernel file's compile under the sanitizers must fit
+// beside another in memory, tools/sanitize.)
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/compare.cc"
@@ -40,35 +41,6 @@ struct Swapped : MemoryBoundOp {
 using LessOp = Swapped<GreaterOp>;
 using LessEqualOp = Swapped<GreaterEqualOp>;
 
-// Nonzero, NaN included (Highway's Ne is ordered, so not Ne).
-template <class D, class V>
-HWY_INLINE auto Truthy(D d, V v) {
-  return hn::Not(hn::Eq(v, hn::Zero(d)));
-}
-
-struct LogicalAndOp : MemoryBoundOp {
-  template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
-    return hn::And(Truthy(d, a), Truthy(d, b));
-  }
-};
-struct LogicalOrOp : MemoryBoundOp {
-  template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
-    return hn::Or(Truthy(d, a), Truthy(d, b));
-  }
-};
-struct LogicalXorOp : MemoryBoundOp {
-  template <class D, class V> HWY_INLINE auto operator()(D d, V a, V b) const {
-    return hn::Xor(Truthy(d, a), Truthy(d, b));
-  }
-};
-
-// Registers Op for every dtype, bool compared as uint8.
-template <class Op>
-void SetBoolRow(KernelTable& t, OpId op) {
-  SetLoopsFor<Op, true, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, op);
-  SetLoops<Op, uint8_t, uint8_t>(t, op, DType::kBool);
-}
-
 // Fills the rows of this family for the current target.
 void FillCompare(KernelTable& t) {
   SetBoolRow<EqualOp>(t, OpId::kEqual);
@@ -77,9 +49,6 @@ void FillCompare(KernelTable& t) {
   SetBoolRow<GreaterEqualOp>(t, OpId::kGreaterEqual);
   SetBoolRow<LessOp>(t, OpId::kLess);
   SetBoolRow<LessEqualOp>(t, OpId::kLessEqual);
-  SetBoolRow<LogicalAndOp>(t, OpId::kLogicalAnd);
-  SetBoolRow<LogicalOrOp>(t, OpId::kLogicalOr);
-  SetBoolRow<LogicalXorOp>(t, OpId::kLogicalXor);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -1,6 +1,6 @@
 // One job: what an op declares to the loops (OpBase, MemoryBoundOp) and how
-// its loops go into the KernelTable (SetLoops, SetLoopsFor, and the dtype
-// lists ELTWISE_INT_TYPES and ELTWISE_FLOAT_TYPES).
+// its loops go into the KernelTable (SetLoops, SetLoopsFor, SetBoolRow, and the
+// dtype lists ELTWISE_INT_TYPES and ELTWISE_FLOAT_TYPES).
 // Re-included once per Highway target (see the toggle guard below), like
 // Highway's own -inl.h headers; include it after hwy/highway.h inside a
 // HWY_TARGET_INCLUDE translation unit.
@@ -93,6 +93,14 @@ void SetLoopsFor(KernelTable& t, OpId op) {
       Coded<DType::kF6E2M3FN>, Coded<DType::kF6E3M2FN>
 #define ELTWISE_NATIVE_FLOAT_TYPES hwy::float16_t, hwy::bfloat16_t, float, double
 #define ELTWISE_FLOAT_TYPES ELTWISE_NATIVE_FLOAT_TYPES, ELTWISE_CODED_FLOAT_TYPES
+
+// Registers a bool-result Op (a comparison, a logical op) for every dtype,
+// bool as uint8.
+template <class Op>
+void SetBoolRow(KernelTable& t, OpId op) {
+  SetLoopsFor<Op, true, ELTWISE_INT_TYPES, ELTWISE_FLOAT_TYPES>(t, op);
+  SetLoops<Op, uint8_t, uint8_t>(t, op, DType::kBool);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace eltwise

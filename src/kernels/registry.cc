@@ -56,9 +56,12 @@ void Use(int64_t restriction) {
   if (!slot) {
     auto* t = new KernelTable();
     FillArithmeticKernels(*t);
+    FillExtremumKernels(*t);
+    FillBitwiseKernels(*t);
     FillDivisionKernels(*t);
     FillPowerKernels(*t);
     FillCompareKernels(*t);
+    FillLogicalKernels(*t);
     FillGatherKernels(*t);
     FillCastKernels(*t);
     FillChainKernels(*t);

@@ -56,9 +56,12 @@ template <typename T> constexpr DType DTypeOf() { return DTypeOfStorage<T>::kVal
 
 // Each kernel family fills its rows for the target Highway dispatches to now.
 void FillArithmeticKernels(KernelTable& t);
+void FillExtremumKernels(KernelTable& t);
+void FillBitwiseKernels(KernelTable& t);
 void FillDivisionKernels(KernelTable& t);
 void FillPowerKernels(KernelTable& t);
 void FillCompareKernels(KernelTable& t);
+void FillLogicalKernels(KernelTable& t);
 
 // The executor's gather kernels of the same target (kernels/gather.cc): SIMD
 // packing where the stride allows, and transposing in registers where a
